@@ -1,0 +1,256 @@
+//! The command line: a thin layer over [`crate::lint`] and [`crate::report`].
+
+use crate::diag::Severity;
+use crate::report::{github, human, Format, Report};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "olmlint",
+    version,
+    about = "Lint Operator Lifecycle Manager catalogs: structure, constraints, version ranges, CEL and installability"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Lint file-based catalogs and bundle directories (default: the current directory).
+    Lint(LintArgs),
+    /// List every rule with its default severity.
+    Rules {
+        /// Print the list as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a rule's documentation.
+    Explain {
+        /// Rule ID (OLM201) or name (constraint-decode).
+        rule: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct LintArgs {
+    /// Catalog roots, sub-directories, single files or bundle directories.
+    pub paths: Vec<PathBuf>,
+    /// Output format (default: human; github when GITHUB_ACTIONS=true).
+    #[arg(long, short = 'f', value_enum, env = "OLMLINT_FORMAT")]
+    pub format: Option<Format>,
+    /// Write the report to this file instead of stdout; a summary still goes to stderr.
+    #[arg(long, short = 'o')]
+    pub output_file: Option<PathBuf>,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value = "error", env = "OLMLINT_FAIL_ON")]
+    pub fail_on: FailOn,
+    /// Configuration file (default: .olmlint.yaml found upward from the first path).
+    #[arg(long, short = 'c', env = "OLMLINT_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Ignore any .olmlint.yaml.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Turn a rule on at its default severity (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub enable: Vec<String>,
+    /// Turn a rule off (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub disable: Vec<String>,
+    /// When to use colour in human output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: Color,
+    /// Print no summary line on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
+pub fn main() -> i32 {
+    // Deep documents are legal up to 10 000 levels; give the pipeline room.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .stack_size(64 << 20)
+        .build_global();
+    let handle = std::thread::Builder::new().stack_size(256 << 20).spawn(|| {
+        let cli = match Cli::try_parse() {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = e.print();
+                return if e.use_stderr() { 2 } else { 0 };
+            }
+        };
+        run(cli)
+    });
+    match handle.map(|h| h.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("olmlint: internal error");
+            2
+        }
+    }
+}
+
+pub fn run(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Rules { json } => {
+            let rules = crate::rules::all();
+            if json {
+                let v: Vec<_> = rules
+                    .iter()
+                    .map(|r| serde_json::json!({"id": r.id, "name": r.name, "severity": r.severity.as_str(), "enabled": r.enabled, "summary": r.summary, "url": r.url()}))
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            } else {
+                for r in rules {
+                    let off = if r.enabled { "" } else { " (off by default)" };
+                    println!(
+                        "{}  {:<32} {:<8} {}{off}",
+                        r.id,
+                        r.name,
+                        r.severity.as_str(),
+                        r.summary
+                    );
+                }
+            }
+            0
+        }
+        Command::Explain { rule } => match crate::rules::get(&rule) {
+            Some(r) => {
+                println!(
+                    "# {} {}\n\nDefault severity: {}{}\n\n{}\n\n{}",
+                    r.id,
+                    r.name,
+                    r.severity.as_str(),
+                    if r.enabled { "" } else { " (off by default)" },
+                    r.summary,
+                    r.body.trim()
+                );
+                0
+            }
+            None => {
+                eprintln!("olmlint: unknown rule `{rule}`; `olmlint rules` lists them");
+                2
+            }
+        },
+        Command::Lint(args) => lint(args),
+    }
+}
+
+fn lint(args: LintArgs) -> i32 {
+    let started = std::time::Instant::now();
+    let opts = crate::lint::Options {
+        paths: args.paths.clone(),
+        config: args.config.clone(),
+        no_config: args.no_config,
+        enable: args.enable.clone(),
+        disable: args.disable.clone(),
+    };
+    let outcome = match crate::lint::run(&opts) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("olmlint: {e}");
+            return 2;
+        }
+    };
+    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    let format = args.format.unwrap_or(if in_actions {
+        Format::Github
+    } else {
+        Format::Human
+    });
+    let report = Report {
+        diags: &outcome.diags,
+        files: &outcome.files,
+        summary: outcome.summary,
+    };
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            !no_color
+                && std::io::stderr().is_terminal()
+                && args.output_file.is_none()
+                && std::io::stdout().is_terminal()
+        }
+    };
+    let text = report.render(format, color);
+    if let Some(path) = &args.output_file {
+        if let Err(e) = write_atomic(path, text.as_bytes()) {
+            eprintln!("olmlint: cannot write {}: {e}", path.display());
+            return 2;
+        }
+        if format != Format::Human && !args.quiet {
+            // Humans still see what was found.
+            eprint!("{}", report.render(Format::Human, color));
+        }
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+    }
+    if format == Format::Github {
+        if let Some(p) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+            let md = github::step_summary(&report);
+            let res = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&p)
+                .and_then(|mut f| f.write_all(md.as_bytes()));
+            if let Err(e) = res {
+                eprintln!("olmlint: cannot append to GITHUB_STEP_SUMMARY: {e}");
+            }
+        }
+    }
+    if !args.quiet {
+        eprint!("{}", human::summary_line(&report, started.elapsed()));
+    }
+    let threshold = match args.fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    let failed = threshold.is_some_and(|t| outcome.diags.iter().any(|d| d.severity >= t));
+    i32::from(failed)
+}
+
+/// Write through a temporary file in the same directory and rename it into place.
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.olmlint-{}.tmp", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(&tmp, meta.permissions());
+    }
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}

@@ -1,0 +1,271 @@
+//! `.olmlint.yaml`: per-rule levels and options, path and package ignores, limits and the
+//! context catalogs. Found upward from the first linted path or given with `--config`; checked
+//! against `schemas/olmlint-config.schema.json`, with mistakes reported as OLM011.
+
+use crate::diag::{Diagnostic, Severity};
+use crate::load::tree::Node;
+use crate::load::{parse_bytes, Limits, LoadedFile, Role};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAMES: [&str; 2] = [".olmlint.yaml", ".olmlint.yml"];
+const SCHEMA: &str = include_str!("../schemas/olmlint-config.schema.json");
+
+#[derive(Debug, Default)]
+pub struct Config {
+    /// Directory relative to which `ignore` globs apply.
+    pub base: PathBuf,
+    levels: HashMap<&'static str, Option<Severity>>,
+    options: HashMap<&'static str, serde_json::Map<String, serde_json::Value>>,
+    ignore: Option<GlobSet>,
+    package_ignores: HashMap<String, Vec<&'static str>>,
+    pub limits: Limits,
+    pub cel_eval_budget: u64,
+    pub sat_conflicts: u64,
+    pub context: Vec<PathBuf>,
+    pub provided_packages: Vec<String>,
+    pub provided_gvks: Vec<String>,
+}
+
+impl Config {
+    pub fn defaults(base: PathBuf) -> Self {
+        Config {
+            base,
+            cel_eval_budget: 1_000_000,
+            sat_conflicts: 100_000,
+            ..Default::default()
+        }
+    }
+
+    /// Find `.olmlint.yaml` in `start` or its ancestors.
+    pub fn discover(start: &Path) -> Option<PathBuf> {
+        let abs = std::fs::canonicalize(start).ok()?;
+        let dir = if abs.is_dir() {
+            abs.as_path()
+        } else {
+            abs.parent()?
+        };
+        dir.ancestors()
+            .find_map(|d| FILE_NAMES.iter().map(|n| d.join(n)).find(|p| p.is_file()))
+    }
+
+    /// Read and validate a config file. The file is returned so diagnostics can point into it.
+    pub fn load(path: &Path) -> Result<(Config, LoadedFile, Vec<Diagnostic>), String> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let file = parse_bytes(
+            crate::load::display_path(path),
+            path.to_path_buf(),
+            Role::Config,
+            bytes,
+            &Limits::default(),
+        );
+        let mut cfg = Config::defaults(base);
+        let mut diags = Vec::new();
+        if let Some(p) = file.problems.first() {
+            return Err(format!("{}: {}", file.source.display, p.message));
+        }
+        let root = file.docs.first().and_then(|d| d.root.as_ref());
+        if let Some(root) = root {
+            cfg.validate(root, &mut diags);
+            cfg.read(root, &mut diags);
+        }
+        Ok((cfg, file, diags))
+    }
+
+    fn validate(&self, root: &Node, diags: &mut Vec<Diagnostic>) {
+        let (Ok(schema), Some(instance)) = (
+            serde_json::from_str::<serde_json::Value>(SCHEMA),
+            root.to_json(),
+        ) else {
+            return;
+        };
+        let Ok(validator) = jsonschema::validator_for(&schema) else {
+            return;
+        };
+        for err in validator.iter_errors(&instance) {
+            let pointer = err.instance_path().to_string();
+            let span = root.at_pointer(&pointer).map_or(root.span, |n| n.span);
+            diags.push(
+                Diagnostic::new("OLM011", format!("invalid configuration at `{}`: {err}", if pointer.is_empty() { "/" } else { &pointer }))
+                    .at(usize::MAX, span)
+                    .pointer(pointer)
+                    .help("See the Configuration section of the README; the schema is schemas/olmlint-config.schema.json."),
+            );
+        }
+    }
+
+    fn read(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
+        let unknown_rule = |key: &str, node: &Node, diags: &mut Vec<Diagnostic>| {
+            let names: Vec<&str> = crate::rules::all().iter().map(|r| r.id).collect();
+            let hint = crate::suggest::closest(key, names.iter().copied())
+                .map(|s| format!(" Did you mean `{s}`?"))
+                .unwrap_or_default();
+            diags.push(
+                Diagnostic::new("OLM011", format!("unknown rule `{key}`"))
+                    .at(usize::MAX, node.span)
+                    .help(format!("`olmlint rules` lists every rule.{hint}")),
+            );
+        };
+        for e in root.get("rules").and_then(Node::as_map).unwrap_or(&[]) {
+            let Some(rule) = crate::rules::get(&e.key) else {
+                unknown_rule(&e.key, &e.value, diags);
+                continue;
+            };
+            let level = e
+                .value
+                .as_str()
+                .or_else(|| e.value.get("level").and_then(Node::as_str));
+            if let Some(level) = level {
+                self.levels.insert(rule.id, Severity::parse(level));
+            }
+            if let Some(serde_json::Value::Object(m)) =
+                e.value.as_map().and_then(|_| e.value.to_json())
+            {
+                self.options.insert(rule.id, m);
+            }
+        }
+        let mut gb = GlobSetBuilder::new();
+        let mut any = false;
+        for g in root.get("ignore").and_then(Node::as_seq).unwrap_or(&[]) {
+            let Some(pat) = g.as_str() else { continue };
+            match Glob::new(pat) {
+                Ok(glob) => {
+                    gb.add(glob);
+                    any = true;
+                }
+                Err(err) => diags.push(
+                    Diagnostic::new("OLM011", format!("invalid ignore glob `{pat}`: {err}"))
+                        .at(usize::MAX, g.span),
+                ),
+            }
+        }
+        if any {
+            self.ignore = gb.build().ok();
+        }
+        for e in root.get("packages").and_then(Node::as_map).unwrap_or(&[]) {
+            let mut ids = Vec::new();
+            for r in e.value.get("ignore").and_then(Node::as_seq).unwrap_or(&[]) {
+                match r.as_str().and_then(crate::rules::get) {
+                    Some(rule) => ids.push(rule.id),
+                    None => unknown_rule(r.as_str().unwrap_or(""), r, diags),
+                }
+            }
+            self.package_ignores.insert(e.key.to_string(), ids);
+        }
+        if let Some(l) = root.get("limits") {
+            let num = |k: &str| {
+                l.get(k).and_then(|n| match n.value {
+                    crate::load::tree::Value::Number { value, .. } if value >= 0.0 => {
+                        Some(value as u64)
+                    }
+                    _ => None,
+                })
+            };
+            if let Some(v) = num("max-depth") {
+                self.limits.max_depth = v as usize;
+            }
+            if let Some(v) = num("max-alias-nodes") {
+                self.limits.max_alias_nodes = v;
+            }
+            if let Some(v) = num("max-file-size") {
+                self.limits.max_file_size = v;
+            }
+            if let Some(v) = num("cel-eval-budget") {
+                self.cel_eval_budget = v;
+            }
+            if let Some(v) = num("sat-conflicts") {
+                self.sat_conflicts = v;
+            }
+        }
+        for c in root.get("context").and_then(Node::as_seq).unwrap_or(&[]) {
+            if let Some(s) = c.as_str() {
+                self.context.push(self.base.join(s));
+            }
+        }
+        if let Some(p) = root.get("provided") {
+            let strs = |k: &str| -> Vec<String> {
+                p.get(k)
+                    .and_then(Node::as_seq)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter_map(|n| n.as_str().map(str::to_string))
+                    .collect()
+            };
+            self.provided_packages = strs("packages");
+            self.provided_gvks = strs("gvks");
+        }
+    }
+
+    /// Set a rule's level from the command line (`--enable`, `--disable`).
+    pub fn set_level(&mut self, rule: &'static str, level: Option<Severity>) {
+        self.levels.insert(rule, level);
+    }
+
+    /// The effective severity of `rule`, or `None` when it is off.
+    pub fn level(&self, rule: &str) -> Option<Severity> {
+        let r = crate::rules::get(rule)?;
+        match self.levels.get(r.id) {
+            Some(l) => *l,
+            None if r.enabled => Some(r.severity),
+            None => None,
+        }
+    }
+
+    pub fn is_enabled(&self, rule: &str) -> bool {
+        self.level(rule).is_some()
+    }
+
+    pub fn option_u64(&self, rule: &str, key: &str) -> Option<u64> {
+        self.options.get(rule)?.get(key)?.as_u64()
+    }
+
+    pub fn option_str(&self, rule: &str, key: &str) -> Option<&str> {
+        self.options.get(rule)?.get(key)?.as_str()
+    }
+
+    /// Apply levels, path ignores and package ignores to a run's findings.
+    pub fn apply(&self, diags: Vec<Diagnostic>, files: &[LoadedFile]) -> Vec<Diagnostic> {
+        diags
+            .into_iter()
+            .filter_map(|mut d| {
+                let explicit = crate::rules::get(d.rule)
+                    .and_then(|r| self.levels.get(r.id))
+                    .copied();
+                match explicit {
+                    Some(None) => return None,
+                    Some(Some(sev)) => d.severity = sev,
+                    None => {
+                        if !self.is_enabled(d.rule) {
+                            return None;
+                        }
+                    }
+                }
+                if let (Some(set), Some(loc)) = (&self.ignore, d.location) {
+                    if let Some(f) = files.get(loc.file) {
+                        let abs = std::fs::canonicalize(&f.source.path)
+                            .unwrap_or_else(|_| f.source.path.clone());
+                        let base =
+                            std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
+                        let rel = abs.strip_prefix(&base).unwrap_or(&abs);
+                        if set.is_match(rel) || set.is_match(&f.source.display) {
+                            return None;
+                        }
+                    }
+                }
+                if let Some(p) = &d.package {
+                    if self
+                        .package_ignores
+                        .get(p)
+                        .is_some_and(|ids| ids.contains(&d.rule))
+                    {
+                        return None;
+                    }
+                }
+                Some(d)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,135 @@
+//! The one diagnostics model every check writes and every report format reads.
+
+use crate::load::tree::Span;
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "info" | "note" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A place in a loaded file (index into the lint run's file table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    pub file: usize,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Related {
+    pub message: String,
+    pub location: Option<Location>,
+}
+
+/// A text edit for `--fix`: replace `span` of `file` with `replacement`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Edit {
+    pub file: usize,
+    pub span: Span,
+    pub replacement: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Fix {
+    pub description: String,
+    /// Safe fixes never change what OLM does with the catalog.
+    pub safe: bool,
+    pub edits: Vec<Edit>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub help: Option<String>,
+    pub location: Option<Location>,
+    pub pointer: Option<String>,
+    pub package: Option<String>,
+    pub bundle: Option<String>,
+    pub related: Vec<Related>,
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `rule` at its default severity.
+    pub fn new(rule: &'static str, message: impl Into<String>) -> Self {
+        let severity = crate::rules::get(rule).map_or(Severity::Error, |r| r.severity);
+        Diagnostic {
+            rule,
+            severity,
+            message: message.into(),
+            help: None,
+            location: None,
+            pointer: None,
+            package: None,
+            bundle: None,
+            related: Vec::new(),
+            fix: None,
+        }
+    }
+    pub fn at(mut self, file: usize, span: Span) -> Self {
+        self.location = Some(Location { file, span });
+        self
+    }
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    pub fn pointer(mut self, p: impl Into<String>) -> Self {
+        self.pointer = Some(p.into());
+        self
+    }
+    pub fn package(mut self, p: Option<&str>) -> Self {
+        self.package = p.map(str::to_string);
+        self
+    }
+    pub fn bundle(mut self, b: Option<&str>) -> Self {
+        self.bundle = b.map(str::to_string);
+        self
+    }
+    pub fn severity(mut self, s: Severity) -> Self {
+        self.severity = s;
+        self
+    }
+    pub fn related(mut self, message: impl Into<String>, location: Option<Location>) -> Self {
+        self.related.push(Related {
+            message: message.into(),
+            location,
+        });
+        self
+    }
+    pub fn fix(mut self, fix: Fix) -> Self {
+        self.fix = Some(fix);
+        self
+    }
+    pub fn rule_name(&self) -> &'static str {
+        crate::rules::get(self.rule).map_or("unknown", |r| r.name.as_str())
+    }
+}
+
+/// JSON pointer segment escaping (RFC 6901).
+pub fn pointer_segment(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}

@@ -1,0 +1,104 @@
+//! The whole pipeline for one `olmlint lint` run: load → model → checks → filters.
+
+use crate::check::{self, Ctx};
+use crate::config::Config;
+use crate::diag::Diagnostic;
+use crate::load::{self, LoadedFile};
+use crate::report::Summary;
+use std::path::PathBuf;
+
+#[derive(Debug, Default, Clone)]
+pub struct Options {
+    pub paths: Vec<PathBuf>,
+    pub config: Option<PathBuf>,
+    pub no_config: bool,
+    /// Rules switched on (`--enable`) or off (`--disable`) on the command line.
+    pub enable: Vec<String>,
+    pub disable: Vec<String>,
+}
+
+pub struct Outcome {
+    pub files: Vec<LoadedFile>,
+    pub diags: Vec<Diagnostic>,
+    pub summary: Summary,
+}
+
+pub fn run(opts: &Options) -> Result<Outcome, String> {
+    let paths = if opts.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        opts.paths.clone()
+    };
+    let config_path = match (&opts.config, opts.no_config) {
+        (_, true) => None,
+        (Some(p), _) => Some(p.clone()),
+        (None, _) => paths.first().and_then(|p| Config::discover(p)),
+    };
+    let (mut config, config_file, config_diags) = match &config_path {
+        Some(p) => {
+            let (c, f, d) = Config::load(p)?;
+            (c, Some(f), d)
+        }
+        None => (
+            Config::defaults(std::env::current_dir().unwrap_or_default()),
+            None,
+            vec![],
+        ),
+    };
+    for (list, on) in [(&opts.enable, true), (&opts.disable, false)] {
+        for id in list {
+            let rule = crate::rules::get(id)
+                .ok_or_else(|| format!("unknown rule `{id}` (see `olmlint rules`)"))?;
+            config.set_level(rule.id, on.then_some(rule.severity));
+        }
+    }
+    let loaded = load::load(&paths, &config.limits);
+    let mut files = loaded.files;
+    let mut diags: Vec<Diagnostic> = loaded
+        .io_problems
+        .iter()
+        .map(|p| {
+            Diagnostic::new("OLM001", format!("{}: {}", p.display, p.message)).help(
+                "The file could not be read; fix its permissions or remove it from the catalog.",
+            )
+        })
+        .collect();
+    let lint_file_count = files.len();
+    if let Some(cf) = config_file {
+        let idx = files.len();
+        files.push(cf);
+        diags.extend(config_diags.into_iter().map(|mut d| {
+            if let Some(l) = d.location.as_mut() {
+                l.file = idx;
+            }
+            d
+        }));
+    }
+    let catalog = crate::model::build(&files, &mut diags);
+    let ctx = Ctx {
+        files: &files,
+        catalog: &catalog,
+        config: &config,
+    };
+    diags.extend(check::run(&ctx));
+    let diags = config.apply(diags, &files);
+    let sups = crate::suppress::collect(&files);
+    let mut diags = crate::suppress::apply(diags, &files, &sups);
+    let diags = config.apply(std::mem::take(&mut diags), &files);
+    let mut summary = Summary {
+        files: lint_file_count,
+        documents: catalog.documents,
+        packages: catalog.packages.len(),
+        bundles: catalog.bundles.len(),
+        ..Default::default()
+    };
+    drop(catalog);
+    let mut diags = diags;
+    crate::report::sort(&mut diags, &files);
+    summary.count(&diags);
+    Ok(Outcome {
+        files,
+        diags,
+        summary,
+    })
+}

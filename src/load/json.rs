@@ -1,0 +1,387 @@
+//! A spanned JSON stream parser (concatenated values, as `opm` accepts them). Iterative, so
+//! nesting depth is bounded by `Limits::max_depth`, not by the call stack.
+
+use super::tree::{Entry, Node, Span, Style, Value};
+use super::{Limits, LoadProblem, RawDoc};
+
+pub fn parse_stream(text: &str, limits: &Limits, problems: &mut Vec<LoadProblem>) -> Vec<RawDoc> {
+    let mut p = JsonParser {
+        b: text.as_bytes(),
+        text,
+        pos: 0,
+        limits,
+    };
+    let mut docs = Vec::new();
+    loop {
+        p.skip_ws();
+        if p.pos >= p.b.len() {
+            break;
+        }
+        let start = p.pos;
+        match p.value() {
+            Ok(node) => docs.push(RawDoc {
+                index: docs.len(),
+                span: Span::new(start, p.pos),
+                root: Some(node),
+                failed: false,
+            }),
+            Err(problem) => {
+                problems.push(problem);
+                docs.push(RawDoc {
+                    index: docs.len(),
+                    span: Span::new(start, p.pos),
+                    root: None,
+                    failed: true,
+                });
+                break;
+            }
+        }
+    }
+    docs
+}
+
+struct JsonParser<'a> {
+    b: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    limits: &'a Limits,
+}
+
+enum Frame {
+    Arr {
+        start: usize,
+        items: Vec<Node>,
+    },
+    Obj {
+        start: usize,
+        entries: Vec<Entry>,
+        key: Option<(Box<str>, Span)>,
+    },
+}
+
+impl JsonParser<'_> {
+    fn skip_ws(&mut self) {
+        while matches!(self.b.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.pos += 1;
+        }
+    }
+
+    fn err(&self, msg: impl Into<String>) -> LoadProblem {
+        LoadProblem::syntax(
+            Span::new(self.pos, self.pos + 1),
+            format!("JSON syntax error: {}", msg.into()),
+            "Fix the JSON at this position; `opm` rejects the whole catalog on it.",
+        )
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.pos).copied()
+    }
+
+    fn value(&mut self) -> Result<Node, LoadProblem> {
+        let mut stack: Vec<Frame> = Vec::new();
+        loop {
+            self.skip_ws();
+            // Expecting a key?
+            if let Some(Frame::Obj {
+                entries,
+                key: key @ None,
+                ..
+            }) = stack.last_mut()
+            {
+                if self.peek() == Some(b'}') && entries.is_empty() {
+                    // handled below as a close
+                } else {
+                    if !entries.is_empty() {
+                        match self.peek() {
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                if self.peek() != Some(b'"') {
+                                    return Err(self.err("expected a string object key after ','"));
+                                }
+                            }
+                            Some(b'}') => {}
+                            _ => return Err(self.err("expected ',' or '}' after object value")),
+                        }
+                    }
+                    if self.peek() != Some(b'}') {
+                        if self.peek() != Some(b'"') {
+                            return Err(self.err("expected a string object key"));
+                        }
+                        let ks = self.pos;
+                        let k = self.string()?;
+                        let kspan = Span::new(ks, self.pos);
+                        self.skip_ws();
+                        if self.peek() != Some(b':') {
+                            return Err(self.err("expected ':' after object key"));
+                        }
+                        self.pos += 1;
+                        *key = Some((k.into(), kspan));
+                        continue;
+                    }
+                }
+            }
+            if let Some(Frame::Arr { items, .. }) = stack.last_mut() {
+                if !items.is_empty() {
+                    match self.peek() {
+                        Some(b',') => {
+                            self.pos += 1;
+                            self.skip_ws();
+                            if self.peek() == Some(b']') {
+                                return Err(self.err("expected a value after ','"));
+                            }
+                        }
+                        Some(b']') => {}
+                        _ => return Err(self.err("expected ',' or ']' after array element")),
+                    }
+                }
+            }
+            let start = self.pos;
+            let node = match self.peek() {
+                Some(b'{') | Some(b'[') => {
+                    if stack.len() >= self.limits.max_depth {
+                        return Err(LoadProblem::limit(
+                            Span::new(start, start + 1),
+                            format!(
+                                "exceeded max depth: the document nests deeper than {} levels",
+                                self.limits.max_depth
+                            ),
+                            "Go's JSON decoder, which opm uses, stops at 10000 nested containers. \
+                             The limit is `limits.max-depth` in .olmlint.yaml.",
+                        ));
+                    }
+                    let open = self.peek() == Some(b'{');
+                    self.pos += 1;
+                    stack.push(if open {
+                        Frame::Obj {
+                            start,
+                            entries: Vec::new(),
+                            key: None,
+                        }
+                    } else {
+                        Frame::Arr {
+                            start,
+                            items: Vec::new(),
+                        }
+                    });
+                    continue;
+                }
+                Some(b'}') | Some(b']') => {
+                    let close = self.peek();
+                    let frame_ok = matches!(
+                        (stack.last(), close),
+                        (Some(Frame::Obj { key: None, .. }), Some(b'}'))
+                            | (Some(Frame::Arr { .. }), Some(b']'))
+                    );
+                    if !frame_ok {
+                        return Err(self.err("unexpected closing bracket"));
+                    }
+                    self.pos += 1;
+                    match stack.pop() {
+                        Some(Frame::Obj { start, entries, .. }) => {
+                            Node::new(Span::new(start, self.pos), Style::None, Value::Map(entries))
+                        }
+                        Some(Frame::Arr { start, items }) => {
+                            Node::new(Span::new(start, self.pos), Style::None, Value::Seq(items))
+                        }
+                        None => return Err(self.err("unexpected closing bracket")),
+                    }
+                }
+                Some(b'"') => {
+                    let s = self.string()?;
+                    Node::new(
+                        Span::new(start, self.pos),
+                        Style::Json,
+                        Value::String(s.into()),
+                    )
+                }
+                Some(b't') => self.literal("true", Value::Bool(true))?,
+                Some(b'f') => self.literal("false", Value::Bool(false))?,
+                Some(b'n') => self.literal("null", Value::Null)?,
+                Some(c) if c == b'-' || c.is_ascii_digit() => self.number()?,
+                Some(_) => return Err(self.err("invalid character looking for beginning of value")),
+                None => return Err(self.err("unexpected end of JSON input")),
+            };
+            match stack.last_mut() {
+                None => return Ok(node),
+                Some(Frame::Arr { items, .. }) => items.push(node),
+                Some(Frame::Obj { entries, key, .. }) => match key.take() {
+                    Some((k, key_span)) => entries.push(Entry {
+                        key: k,
+                        key_span,
+                        value: node,
+                    }),
+                    None => return Err(self.err("expected a string object key")),
+                },
+            }
+        }
+    }
+
+    fn literal(&mut self, word: &str, v: Value) -> Result<Node, LoadProblem> {
+        let start = self.pos;
+        if self.b.get(self.pos..self.pos + word.len()) == Some(word.as_bytes()) {
+            self.pos += word.len();
+            Ok(Node::new(Span::new(start, self.pos), Style::Json, v))
+        } else {
+            Err(self.err(format!("invalid literal, expected {word}")))
+        }
+    }
+
+    fn number(&mut self) -> Result<Node, LoadProblem> {
+        let start = self.pos;
+        let mut int = true;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(c) if c.is_ascii_digit() => {
+                while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(self.err("invalid number")),
+        }
+        if self.peek() == Some(b'.') {
+            int = false;
+            self.pos += 1;
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.err("invalid number: digit expected after '.'"));
+            }
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.pos += 1;
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            int = false;
+            self.pos += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                return Err(self.err("invalid number: digit expected in exponent"));
+            }
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.pos += 1;
+            }
+        }
+        let text = self.text.get(start..self.pos).unwrap_or("0");
+        let value = text.parse::<f64>().unwrap_or(0.0);
+        Ok(Node::new(
+            Span::new(start, self.pos),
+            Style::Json,
+            Value::Number { value, int },
+        ))
+    }
+
+    fn string(&mut self) -> Result<String, LoadProblem> {
+        self.pos += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            let run_start = self.pos;
+            while let Some(c) = self.peek() {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(self.text.get(run_start..self.pos).unwrap_or(""));
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let esc = self
+                        .peek()
+                        .ok_or_else(|| self.err("unexpected end of JSON input"))?;
+                    self.pos += 1;
+                    match esc {
+                        b'"' => out.push('"'),
+                        b'\\' => out.push('\\'),
+                        b'/' => out.push('/'),
+                        b'b' => out.push('\u{8}'),
+                        b'f' => out.push('\u{c}'),
+                        b'n' => out.push('\n'),
+                        b'r' => out.push('\r'),
+                        b't' => out.push('\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            let c = if (0xD800..0xDC00).contains(&hi)
+                                && self.b.get(self.pos..self.pos + 2) == Some(b"\\u")
+                            {
+                                let save = self.pos;
+                                self.pos += 2;
+                                let lo = self.hex4()?;
+                                if (0xDC00..0xE000).contains(&lo) {
+                                    char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                                } else {
+                                    self.pos = save;
+                                    None
+                                }
+                            } else {
+                                char::from_u32(hi)
+                            };
+                            out.push(c.unwrap_or('\u{FFFD}'));
+                        }
+                        _ => return Err(self.err("invalid escape in string")),
+                    }
+                }
+                Some(_) => return Err(self.err("invalid control character in string")),
+                None => return Err(self.err("unexpected end of JSON input in string")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, LoadProblem> {
+        let h = self
+            .text
+            .get(self.pos..self.pos + 4)
+            .ok_or_else(|| self.err("invalid \\u escape"))?;
+        let v = u32::from_str_radix(h, 16).map_err(|_| self.err("invalid \\u escape"))?;
+        self.pos += 4;
+        Ok(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_and_spans() {
+        let t = r#"{"a": [1, 2.5, "x\u00e9"]}{"b":null}"#;
+        let mut p = Vec::new();
+        let docs = parse_stream(t, &Limits::default(), &mut p);
+        assert!(p.is_empty(), "{p:?}");
+        assert_eq!(docs.len(), 2);
+        let a = docs[0].root.as_ref().unwrap().get("a").unwrap();
+        assert_eq!(&t[a.span.start()..a.span.end()], r#"[1, 2.5, "x\u00e9"]"#);
+        assert_eq!(a.as_seq().unwrap()[2].as_str(), Some("xé"));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let t = "[".repeat(100_000) + &"]".repeat(100_000);
+        let mut p = Vec::new();
+        parse_stream(&t, &Limits::default(), &mut p);
+        assert!(p[0].message.contains("exceeded max depth"));
+    }
+
+    #[test]
+    fn errors() {
+        for bad in [
+            r#"{"a":}"#,
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            "[1 2]",
+            r#"{"a":tru}"#,
+        ] {
+            let mut p = Vec::new();
+            parse_stream(bad, &Limits::default(), &mut p);
+            assert_eq!(p.len(), 1, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! Stage 1: find files the way `opm` walks a catalog, read them, and parse every document into
+//! a spanned tree. Parsing runs in parallel; results come back sorted by path.
+
+pub mod json;
+pub mod source;
+pub mod tree;
+pub mod walk;
+pub mod yaml;
+
+use rayon::prelude::*;
+use source::SourceFile;
+use std::path::{Path, PathBuf};
+use tree::{Node, Span};
+
+/// Input limits. Every one of them is configurable in `.olmlint.yaml` under `limits:`.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Nested containers per document (Go's JSON decoder stops at 10000).
+    pub max_depth: usize,
+    /// Nodes that YAML aliases may expand to, per document.
+    pub max_alias_nodes: u64,
+    /// Largest file read, in bytes.
+    pub max_file_size: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_depth: 10_000,
+            max_alias_nodes: 1_000_000,
+            max_file_size: 64 << 20,
+        }
+    }
+}
+
+/// A problem found while reading or parsing; becomes a diagnostic of `rule`.
+#[derive(Clone, Debug)]
+pub struct LoadProblem {
+    pub rule: &'static str,
+    pub span: Span,
+    pub message: String,
+    pub help: String,
+}
+
+impl LoadProblem {
+    pub fn syntax(span: Span, message: String, help: &str) -> Self {
+        LoadProblem {
+            rule: "OLM001",
+            span,
+            message,
+            help: help.to_string(),
+        }
+    }
+    pub fn limit(span: Span, message: String, help: &str) -> Self {
+        LoadProblem {
+            rule: "OLM001",
+            span,
+            message,
+            help: help.to_string(),
+        }
+    }
+}
+
+/// One document of a stream. `root` is `None` when the document has no content or failed.
+#[derive(Debug)]
+pub struct RawDoc {
+    pub index: usize,
+    pub span: Span,
+    pub root: Option<Node>,
+    pub failed: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+/// What role a file plays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A file of a file-based catalog.
+    Fbc,
+    /// A file inside a registry+v1 bundle directory rooted at the given path.
+    Bundle(PathBuf),
+    /// The `.olmlint.yaml` configuration file (loaded so its mistakes have positions).
+    Config,
+}
+
+#[derive(Debug)]
+pub struct LoadedFile {
+    pub source: SourceFile,
+    pub format: Format,
+    pub role: Role,
+    pub docs: Vec<RawDoc>,
+    pub problems: Vec<LoadProblem>,
+}
+
+/// An I/O problem for a path that could not be read at all.
+#[derive(Clone, Debug)]
+pub struct IoProblem {
+    pub display: String,
+    pub message: String,
+}
+
+pub struct Loaded {
+    pub files: Vec<LoadedFile>,
+    pub io_problems: Vec<IoProblem>,
+}
+
+/// Walk `paths`, read and parse every file in parallel.
+pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
+    let mut io_problems = Vec::new();
+    let mut found = Vec::new();
+    for p in paths {
+        walk::collect(p, &mut found, &mut io_problems);
+    }
+    found.sort_by(|a, b| a.display.cmp(&b.display));
+    found.dedup_by(|a, b| a.path == b.path);
+    // Largest first keeps both cores busy to the end.
+    let mut order: Vec<usize> = (0..found.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(found.get(i).map_or(0, |f| f.size)));
+    let mut results: Vec<(usize, Result<LoadedFile, IoProblem>)> = order
+        .par_iter()
+        .filter_map(|&i| found.get(i).map(|f| (i, load_file(f, limits))))
+        .collect();
+    results.sort_by_key(|(i, _)| *i);
+    let mut files = Vec::with_capacity(results.len());
+    for (_, r) in results {
+        match r {
+            Ok(f) => files.push(f),
+            Err(p) => io_problems.push(p),
+        }
+    }
+    Loaded { files, io_problems }
+}
+
+fn load_file(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> {
+    let io = |m: String| IoProblem {
+        display: f.display.clone(),
+        message: m,
+    };
+    let meta = std::fs::metadata(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
+    if meta.len() > limits.max_file_size {
+        let source = SourceFile::new(f.display.clone(), f.path.clone(), String::new());
+        let problem = LoadProblem::limit(
+            Span::new(0, 0),
+            format!(
+                "file is {} bytes, larger than the {}-byte limit; it was not linted",
+                meta.len(),
+                limits.max_file_size
+            ),
+            "Raise `limits.max-file-size` in .olmlint.yaml if this file is really part of the catalog.",
+        );
+        return Ok(LoadedFile {
+            source,
+            format: Format::Yaml,
+            role: f.role.clone(),
+            docs: vec![],
+            problems: vec![problem],
+        });
+    }
+    let bytes = std::fs::read(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
+    Ok(parse_bytes(
+        f.display.clone(),
+        f.path.clone(),
+        f.role.clone(),
+        bytes,
+        limits,
+    ))
+}
+
+/// Parse file contents (also used by tests and fuzzing).
+pub fn parse_bytes(
+    display: String,
+    path: PathBuf,
+    role: Role,
+    bytes: Vec<u8>,
+    limits: &Limits,
+) -> LoadedFile {
+    let mut problems = Vec::new();
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            problems.push(LoadProblem::syntax(
+                Span::new(at, at + 1),
+                format!("invalid UTF-8 at byte {at}"),
+                "Catalog files must be UTF-8 encoded text; opm's YAML and JSON decoders reject other bytes.",
+            ));
+            let source = SourceFile::new(display, path, text);
+            return LoadedFile {
+                source,
+                format: Format::Yaml,
+                role,
+                docs: vec![],
+                problems,
+            };
+        }
+    };
+    let source = SourceFile::new(display, path, text);
+    let text = source.text.as_str();
+    let peek = text.get(..4096.min(text.len())).unwrap_or(text);
+    let is_json = peek
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{');
+    let (format, docs) = if is_json {
+        (
+            Format::Json,
+            json::parse_stream(text, limits, &mut problems),
+        )
+    } else {
+        let (base, body) = match text.strip_prefix('\u{feff}') {
+            Some(rest) => (3, rest),
+            None => (0, text),
+        };
+        if body.contains('\0') {
+            let at = base + body.find('\0').unwrap_or(0);
+            problems.push(LoadProblem::syntax(
+                Span::new(at, at + 1),
+                "NUL byte in a YAML file".into(),
+                "YAML does not allow NUL characters; remove it (is this a binary file? list it in .indexignore).",
+            ));
+            (Format::Yaml, vec![])
+        } else {
+            (
+                Format::Yaml,
+                yaml::parse_stream(body, base, limits, &mut problems),
+            )
+        }
+    };
+    LoadedFile {
+        source,
+        format,
+        role,
+        docs,
+        problems,
+    }
+}
+
+/// The display form of a path: relative to the working directory when below it.
+pub fn display_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let rel = cwd
+        .as_deref()
+        .and_then(|c| p.strip_prefix(c).ok())
+        .unwrap_or(p);
+    let s = rel.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+}

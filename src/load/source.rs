@@ -1,0 +1,96 @@
+//! A loaded file: its text and a line index built once, so positions are O(log n) per lookup.
+
+use std::path::PathBuf;
+
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Path as shown to users: as given on the command line or relative to the working directory.
+    pub display: String,
+    /// Path used to open the file.
+    pub path: PathBuf,
+    pub text: String,
+    line_starts: Vec<u32>,
+}
+
+/// 1-based line and column (column counted in characters).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
+}
+
+impl SourceFile {
+    pub fn new(display: String, path: PathBuf, text: String) -> Self {
+        let mut line_starts = vec![0u32];
+        line_starts
+            .extend(memchr_iter(text.as_bytes()).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
+        SourceFile {
+            display,
+            path,
+            text,
+            line_starts,
+        }
+    }
+
+    pub fn position(&self, byte: usize) -> Position {
+        let byte = byte.min(self.text.len());
+        let idx = match self.line_starts.binary_search(&(byte as u32)) {
+            Ok(i) => i,
+            Err(i) => i.saturating_sub(1),
+        };
+        let start = self.line_starts.get(idx).copied().unwrap_or(0) as usize;
+        let col = self
+            .text
+            .get(start..byte)
+            .map_or(byte - start, |s| s.chars().count());
+        Position {
+            line: idx as u32 + 1,
+            column: col as u32 + 1,
+        }
+    }
+
+    /// Byte offset of the start of a 1-based line.
+    pub fn line_start(&self, line: u32) -> Option<usize> {
+        self.line_starts
+            .get(line.checked_sub(1)? as usize)
+            .map(|&v| v as usize)
+    }
+
+    /// The text of a 1-based line, without its line terminator.
+    pub fn line_text(&self, line: u32) -> &str {
+        let Some(start) = self.line_start(line) else {
+            return "";
+        };
+        let end = self.line_start(line + 1).unwrap_or(self.text.len());
+        self.text
+            .get(start..end)
+            .unwrap_or("")
+            .trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+}
+
+fn memchr_iter(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, &b)| b == b'\n')
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions() {
+        let f = SourceFile::new("f".into(), "f".into(), "ab\ncdé\nx".into());
+        assert_eq!(f.position(0), Position { line: 1, column: 1 });
+        assert_eq!(f.position(4), Position { line: 2, column: 2 });
+        assert_eq!(f.position(8), Position { line: 3, column: 1 });
+        assert_eq!(f.line_text(2), "cdé");
+    }
+}

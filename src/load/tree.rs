@@ -1,0 +1,353 @@
+//! The spanned value tree every later stage reads: one node per YAML/JSON value, with its byte
+//! range in the file and enough about its source form to explain YAML 1.1 surprises.
+
+use std::fmt::Write as _;
+
+/// Byte range `[start, end)` in a source file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Self {
+        let clamp = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        Span {
+            start: clamp(start),
+            end: clamp(end.max(start)),
+        }
+    }
+    pub fn start(self) -> usize {
+        self.start as usize
+    }
+    pub fn end(self) -> usize {
+        self.end as usize
+    }
+}
+
+/// How a scalar was written. Everything but `Plain` is always a string in YAML 1.1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Style {
+    #[default]
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+    /// A value from a JSON document.
+    Json,
+    /// A node without a scalar form (collections, implicit nulls).
+    None,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    /// All numbers end up as float64 in OLM (the registry re-encodes through Go `any`);
+    /// `int` records that the source spelled an integer.
+    Number {
+        value: f64,
+        int: bool,
+    },
+    String(Box<str>),
+    Seq(Vec<Node>),
+    Map(Vec<Entry>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    pub style: Style,
+    pub value: Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    pub key: Box<str>,
+    pub key_span: Span,
+    pub value: Node,
+}
+
+impl Node {
+    pub fn new(span: Span, style: Style, value: Value) -> Self {
+        Node { span, style, value }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[Entry]> {
+        match &self.value {
+            Value::Map(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.value, Value::Null)
+    }
+
+    /// Exact-case lookup; the last duplicate wins, as in Go.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?
+            .iter()
+            .rev()
+            .find(|e| &*e.key == key)
+            .map(|e| &e.value)
+    }
+
+    /// Go `encoding/json` struct-field lookup: every key that folds to the field name is
+    /// decoded into it in document order, so the last one wins.
+    pub fn get_folded(&self, key: &str) -> Option<&Entry> {
+        self.as_map()?
+            .iter()
+            .rev()
+            .find(|e| e.key.eq_ignore_ascii_case(key))
+    }
+
+    /// True when a plain YAML scalar was resolved to something other than a string by the
+    /// YAML 1.1 rules (`1.10`, `yes`, `on`, `017`), i.e. the author probably meant a string.
+    pub fn is_coerced_scalar(&self) -> bool {
+        self.style == Style::Plain && matches!(self.value, Value::Bool(_) | Value::Number { .. })
+    }
+
+    /// The JSON type name Go uses in unmarshal errors.
+    pub fn go_kind(&self) -> &'static str {
+        match self.value {
+            Value::Null => "null",
+            Value::Bool(_) => "bool",
+            Value::Number { .. } => "number",
+            Value::String(_) => "string",
+            Value::Seq(_) => "array",
+            Value::Map(_) => "object",
+        }
+    }
+
+    /// Compact JSON exactly as Go's `json.Marshal` of `map[string]any` would print it: keys
+    /// sorted, last duplicate wins, HTML characters left alone, numbers through float64.
+    /// This is the byte string OLM's size limit is measured on.
+    pub fn canonical_json(&self) -> String {
+        let mut out = String::new();
+        write_canonical(self, &mut out);
+        out
+    }
+
+    /// The node as a `serde_json::Value` (numbers as floats, like OLM). `None` for trees deeper
+    /// than serde_json's recursion limit.
+    pub fn to_json(&self) -> Option<serde_json::Value> {
+        serde_json::from_str(&self.canonical_json()).ok()
+    }
+
+    /// The node a JSON pointer designates (RFC 6901; the last duplicate key wins).
+    pub fn at_pointer(&self, pointer: &str) -> Option<&Node> {
+        let mut cur = self;
+        for raw in pointer.split('/').skip(1) {
+            let seg = raw.replace("~1", "/").replace("~0", "~");
+            cur = match &cur.value {
+                Value::Map(_) => cur.get(&seg)?,
+                Value::Seq(items) => items.get(seg.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(cur)
+    }
+
+    /// A short human rendering of a scalar for messages.
+    pub fn display_scalar(&self) -> String {
+        match &self.value {
+            Value::Null => "null".into(),
+            Value::Bool(b) => b.to_string(),
+            Value::Number { value, .. } => format_go_float(*value),
+            Value::String(s) => format!("{s:?}"),
+            Value::Seq(_) => "a list".into(),
+            Value::Map(_) => "a mapping".into(),
+        }
+    }
+
+    /// Visit every node depth-first without recursion (trees can be 10 000 levels deep).
+    pub fn walk(&self, mut f: impl FnMut(&Node)) {
+        let mut stack = vec![self];
+        while let Some(n) = stack.pop() {
+            f(n);
+            match &n.value {
+                Value::Seq(items) => stack.extend(items.iter().rev()),
+                Value::Map(entries) => stack.extend(entries.iter().rev().map(|e| &e.value)),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Drop for Node {
+    /// Dismantle deep trees iteratively so that dropping a 100 000-level document cannot
+    /// overflow the stack.
+    fn drop(&mut self) {
+        let mut stack: Vec<Node> = Vec::new();
+        take_children(&mut self.value, &mut stack);
+        while let Some(mut n) = stack.pop() {
+            take_children(&mut n.value, &mut stack);
+        }
+    }
+}
+
+fn take_children(v: &mut Value, stack: &mut Vec<Node>) {
+    match v {
+        Value::Seq(items) if !items.is_empty() => stack.append(items),
+        Value::Map(entries) if !entries.is_empty() => {
+            stack.extend(std::mem::take(entries).into_iter().map(|mut e| {
+                std::mem::replace(
+                    &mut e.value,
+                    Node::new(Span::default(), Style::None, Value::Null),
+                )
+            }))
+        }
+        _ => {}
+    }
+}
+
+fn write_canonical(node: &Node, out: &mut String) {
+    // Explicit stack of pending output pieces; trees can be deeper than the call stack allows.
+    enum Job<'a> {
+        Node(&'a Node),
+        Text(&'static str),
+        Key(&'a str),
+    }
+    let mut stack = vec![Job::Node(node)];
+    while let Some(job) = stack.pop() {
+        match job {
+            Job::Text(t) => out.push_str(t),
+            Job::Key(k) => {
+                write_json_string(k, out);
+                out.push(':');
+            }
+            Job::Node(n) => match &n.value {
+                Value::Null => out.push_str("null"),
+                Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                Value::Number { value, .. } => out.push_str(&format_go_float(*value)),
+                Value::String(s) => write_json_string(s, out),
+                Value::Seq(items) => {
+                    out.push('[');
+                    stack.push(Job::Text("]"));
+                    for (i, item) in items.iter().enumerate().rev() {
+                        stack.push(Job::Node(item));
+                        if i > 0 {
+                            stack.push(Job::Text(","));
+                        }
+                    }
+                }
+                Value::Map(entries) => {
+                    out.push('{');
+                    stack.push(Job::Text("}"));
+                    let sorted = dedup_sorted(entries);
+                    for (i, e) in sorted.into_iter().enumerate().rev() {
+                        stack.push(Job::Node(&e.value));
+                        stack.push(Job::Key(&e.key));
+                        if i > 0 {
+                            stack.push(Job::Text(","));
+                        }
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// Entries sorted by key with the last duplicate kept (Go map semantics).
+pub fn dedup_sorted(entries: &[Entry]) -> Vec<&Entry> {
+    let mut v: Vec<(usize, &Entry)> = entries.iter().enumerate().collect();
+    v.sort_by(|a, b| a.1.key.cmp(&b.1.key).then(b.0.cmp(&a.0)));
+    v.dedup_by(|later, earlier| later.1.key == earlier.1.key);
+    v.into_iter().map(|(_, e)| e).collect()
+}
+
+/// Go `encoding/json` string escaping with `SetEscapeHTML(false)`.
+pub fn write_json_string(s: &str, out: &mut String) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Go's `strconv.FormatFloat(f, 'f' or 'e', -1, 64)` as `encoding/json` chooses between them.
+pub fn format_go_float(f: f64) -> String {
+    if !f.is_finite() {
+        return "null".into();
+    }
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        let s = format!("{f}");
+        if s == "-0" {
+            return "-0".into();
+        }
+        s
+    } else {
+        // Rust: "1e21" / "1e-7"; Go: "1e+21" / "1e-07".
+        let s = format!("{f:e}");
+        match s.split_once('e') {
+            Some((mant, exp)) => {
+                let (sign, digits) = match exp.strip_prefix('-') {
+                    Some(d) => ('-', d),
+                    None => ('+', exp),
+                };
+                let pad = if digits.len() < 2 { "0" } else { "" };
+                format!("{mant}e{sign}{pad}{digits}")
+            }
+            None => s,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_float_formatting() {
+        assert_eq!(format_go_float(1.0), "1");
+        assert_eq!(format_go_float(1.1), "1.1");
+        assert_eq!(
+            format_go_float(12345678901234567890.0),
+            "12345678901234567000"
+        );
+        assert_eq!(format_go_float(1e21), "1e+21");
+        assert_eq!(format_go_float(1e-7), "1e-07");
+        assert_eq!(format_go_float(0.000001), "0.000001");
+    }
+
+    #[test]
+    fn deep_tree_drops_and_encodes_without_recursion() {
+        let mut n = Node::new(Span::default(), Style::Json, Value::Null);
+        for _ in 0..200_000 {
+            n = Node::new(Span::default(), Style::None, Value::Seq(vec![n]));
+        }
+        let s = n.canonical_json();
+        assert_eq!(s.len(), 200_000 * 2 + 4);
+        drop(n);
+    }
+}

@@ -1,0 +1,103 @@
+//! File discovery like `opm`'s `WalkFS`: every regular file counts whatever its extension,
+//! `.indexignore` files apply gitignore patterns scoped to their directory, hidden files are
+//! not skipped. Directories holding `metadata/annotations.yaml` are registry+v1 bundles.
+
+use super::{display_path, IoProblem, Role};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug)]
+pub struct Found {
+    pub path: PathBuf,
+    pub display: String,
+    pub role: Role,
+    pub size: u64,
+}
+
+pub fn is_bundle_dir(dir: &Path) -> bool {
+    dir.join("metadata").join("annotations.yaml").is_file()
+        || dir.join("metadata").join("annotations.yml").is_file()
+}
+
+pub fn collect(root: &Path, out: &mut Vec<Found>, problems: &mut Vec<IoProblem>) {
+    let meta = match std::fs::metadata(root) {
+        Ok(m) => m,
+        Err(e) => {
+            problems.push(IoProblem {
+                display: display_path(root),
+                message: format!("cannot read: {e}"),
+            });
+            return;
+        }
+    };
+    if meta.is_file() {
+        let role = root
+            .ancestors()
+            .skip(1)
+            .take(3)
+            .find(|a| is_bundle_dir(a))
+            .map_or(Role::Fbc, |b| Role::Bundle(b.to_path_buf()));
+        out.push(Found {
+            path: root.to_path_buf(),
+            display: display_path(root),
+            role,
+            size: meta.len(),
+        });
+        return;
+    }
+    let mut bundle_roots: Vec<PathBuf> = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .add_custom_ignore_filename(".indexignore")
+        .follow_links(false)
+        .sort_by_file_path(|a, b| a.cmp(b))
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                problems.push(IoProblem {
+                    display: display_path(root),
+                    message: format!("walk error: {e}"),
+                });
+                continue;
+            }
+        };
+        let path = entry.path();
+        let Some(ft) = entry.file_type() else {
+            continue;
+        };
+        if ft.is_dir() {
+            if is_bundle_dir(path) {
+                bundle_roots.push(path.to_path_buf());
+            }
+            continue;
+        }
+        if entry.file_name() == ".indexignore" {
+            continue;
+        }
+        // Symlinks are read when they point at files (opm's ReadFile follows them) and never
+        // followed into directories, so a link loop cannot trap the walk.
+        let size = match std::fs::metadata(path) {
+            Ok(m) if m.is_file() => m.len(),
+            Ok(_) => continue,
+            Err(e) => {
+                problems.push(IoProblem {
+                    display: display_path(path),
+                    message: format!("cannot read: {e}"),
+                });
+                continue;
+            }
+        };
+        let role = bundle_roots
+            .iter()
+            .rev()
+            .find(|b| path.starts_with(b))
+            .map_or(Role::Fbc, |b| Role::Bundle(b.clone()));
+        out.push(Found {
+            path: path.to_path_buf(),
+            display: display_path(path),
+            role,
+            size,
+        });
+    }
+}

@@ -1,0 +1,615 @@
+//! YAML streams as `opm` reads them: documents split on `---` lines the way the Kubernetes
+//! `YAMLReader` splits them, each document resolved with YAML 1.1 rules (go-yaml v2), which is
+//! what `sigs.k8s.io/yaml` does before OLM ever sees JSON.
+
+use super::tree::{Entry, Node, Span, Style, Value};
+use super::{Limits, LoadProblem, RawDoc};
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
+
+/// Split a YAML stream into document chunks exactly like k8s.io/apimachinery `YAMLReader.Read`:
+/// a line starting with `---` ends the current chunk if it is non-empty; otherwise the
+/// separator line itself becomes part of the next chunk. Only spaces or a comment may follow.
+pub fn split_documents(text: &str, problems: &mut Vec<LoadProblem>) -> Vec<(usize, usize)> {
+    let mut chunks = Vec::new();
+    let mut start = 0usize; // start of the current (possibly empty) buffer
+    let mut buffered = false;
+    let mut pos = 0usize;
+    while pos < text.len() {
+        let line_end = text
+            .get(pos..)
+            .and_then(|r| r.find('\n'))
+            .map_or(text.len(), |i| pos + i + 1);
+        let line = text.get(pos..line_end).unwrap_or("");
+        if let Some(rest) = line.strip_prefix("---") {
+            let trimmed = rest.trim();
+            if !trimmed.is_empty() && !trimmed.starts_with('#') {
+                problems.push(LoadProblem::syntax(
+                    Span::new(pos, pos + line.trim_end().len()),
+                    format!("invalid Yaml document separator: {trimmed}"),
+                    "A document separator line may only hold `---`, spaces and a comment; put the \
+                     content on the next line.",
+                ));
+                return chunks;
+            }
+            if buffered {
+                chunks.push((start, pos));
+                start = line_end;
+                buffered = false;
+                pos = line_end;
+                continue;
+            }
+            if line_end >= text.len() && !line.ends_with('\n') {
+                // `---` at EOF with nothing buffered: end of stream.
+                return chunks;
+            }
+        }
+        if !buffered {
+            start = pos;
+            buffered = true;
+        }
+        pos = line_end;
+    }
+    if buffered && start < text.len() {
+        chunks.push((start, text.len()));
+    }
+    chunks
+}
+
+/// Parse one chunk into a node tree. `None` with no problem means the chunk holds no content
+/// (blank lines or comments), which `opm` turns into a `null` document.
+pub fn parse_chunk(
+    text: &str,
+    offset: usize,
+    limits: &Limits,
+    problems: &mut Vec<LoadProblem>,
+) -> Option<Node> {
+    let index = CharIndex::new(text, offset);
+    let mut builder = Builder::new(limits);
+    let mut parser = Parser::new_from_str(text);
+    loop {
+        match parser.next_event() {
+            None => break,
+            Some(Err(e)) => {
+                problems.push(scan_problem(&e, &index));
+                return None;
+            }
+            Some(Ok((event, span))) => {
+                let sp = Span::new(index.byte(span.start.index()), index.byte(span.end.index()));
+                match builder.event(event, sp) {
+                    Ok(true) => {}
+                    Ok(false) => break,
+                    Err(p) => {
+                        problems.push(p);
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+    builder.root
+}
+
+fn scan_problem(e: &ScanError, index: &CharIndex) -> LoadProblem {
+    let at = index.byte(e.marker().index());
+    let info = e.info();
+    let help = if info.contains("tab") {
+        "YAML forbids tabs in indentation; indent with spaces.".to_string()
+    } else if info.contains("mapping values are not allowed") {
+        "A plain scalar cannot contain `: `; quote the value.".to_string()
+    } else {
+        "Fix the YAML syntax at this position; `opm` rejects the whole catalog on it.".to_string()
+    };
+    LoadProblem::syntax(
+        Span::new(at, at + 1),
+        format!("YAML syntax error: {info}"),
+        &help,
+    )
+}
+
+/// Maps saphyr's character indices to byte offsets in the file.
+struct CharIndex {
+    offset: usize,
+    /// Byte offset of every char, only for non-ASCII chunks.
+    table: Option<Vec<u32>>,
+    len: usize,
+}
+
+impl CharIndex {
+    fn new(text: &str, offset: usize) -> Self {
+        let table = (!text.is_ascii()).then(|| {
+            text.char_indices()
+                .map(|(b, _)| b as u32)
+                .chain(std::iter::once(text.len() as u32))
+                .collect()
+        });
+        CharIndex {
+            offset,
+            table,
+            len: text.len(),
+        }
+    }
+    fn byte(&self, char_index: usize) -> usize {
+        let local = match &self.table {
+            None => char_index.min(self.len),
+            Some(t) => t.get(char_index).map_or(self.len, |&b| b as usize),
+        };
+        self.offset + local
+    }
+}
+
+enum Frame {
+    Seq {
+        start: u32,
+        anchor: usize,
+        items: Vec<Node>,
+    },
+    Map {
+        start: u32,
+        anchor: usize,
+        entries: Vec<Entry>,
+        key: Option<(Box<str>, Span)>,
+    },
+}
+
+struct Builder<'a> {
+    limits: &'a Limits,
+    stack: Vec<Frame>,
+    anchors: std::collections::HashMap<usize, (Node, u64)>,
+    expanded: u64,
+    root: Option<Node>,
+    done: bool,
+}
+
+impl<'a> Builder<'a> {
+    fn new(limits: &'a Limits) -> Self {
+        Builder {
+            limits,
+            stack: Vec::new(),
+            anchors: Default::default(),
+            expanded: 0,
+            root: None,
+            done: false,
+        }
+    }
+
+    /// Returns Ok(false) once the first document is complete.
+    fn event(&mut self, event: Event<'_>, span: Span) -> Result<bool, LoadProblem> {
+        match event {
+            Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => Ok(true),
+            Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
+            Event::Scalar(text, style, anchor, tag) => {
+                let tag_is_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                let node = resolve_scalar(&text, style, span, tag_is_str);
+                if anchor != 0 {
+                    self.anchors.insert(anchor, (node.clone(), 1));
+                }
+                self.push_value(node)
+            }
+            Event::SequenceStart(anchor, _) => self.open(
+                Frame::Seq {
+                    start: span.start,
+                    anchor,
+                    items: Vec::new(),
+                },
+                span,
+            ),
+            Event::MappingStart(anchor, _) => self.open(
+                Frame::Map {
+                    start: span.start,
+                    anchor,
+                    entries: Vec::new(),
+                    key: None,
+                },
+                span,
+            ),
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = self.stack.pop() else {
+                    return Ok(true);
+                };
+                let (node, anchor) = match frame {
+                    Frame::Seq {
+                        start,
+                        anchor,
+                        items,
+                    } => {
+                        let end = items.last().map_or(span.end, |n| n.span.end.max(span.end));
+                        (
+                            Node::new(Span { start, end }, Style::None, Value::Seq(items)),
+                            anchor,
+                        )
+                    }
+                    Frame::Map {
+                        start,
+                        anchor,
+                        entries,
+                        ..
+                    } => {
+                        let end = entries
+                            .last()
+                            .map_or(span.end, |e| e.value.span.end.max(span.end));
+                        let entries = apply_merge_keys(entries);
+                        (
+                            Node::new(Span { start, end }, Style::None, Value::Map(entries)),
+                            anchor,
+                        )
+                    }
+                };
+                if anchor != 0 {
+                    let mut count = 0u64;
+                    node.walk(|_| count += 1);
+                    self.anchors.insert(anchor, (node.clone(), count));
+                }
+                self.push_value(node)
+            }
+            Event::Alias(id) => {
+                let Some((node, count)) = self.anchors.get(&id) else {
+                    return Err(LoadProblem::syntax(
+                        span,
+                        "unknown anchor".into(),
+                        "Define the anchor before using the alias.",
+                    ));
+                };
+                self.expanded = self.expanded.saturating_add(*count);
+                if self.expanded > self.limits.max_alias_nodes {
+                    return Err(LoadProblem::limit(
+                        span,
+                        format!(
+                            "YAML aliases expand to more than {} nodes (an alias bomb?)",
+                            self.limits.max_alias_nodes
+                        ),
+                        "Catalogs do not need YAML aliases; write the values out. The limit is \
+                         `limits.max-alias-nodes` in .olmlint.yaml.",
+                    ));
+                }
+                let mut copy = node.clone();
+                copy.span = span;
+                self.push_value(copy)
+            }
+        }
+    }
+
+    fn open(&mut self, frame: Frame, span: Span) -> Result<bool, LoadProblem> {
+        if self.stack.len() >= self.limits.max_depth {
+            return Err(LoadProblem::limit(
+                span,
+                format!(
+                    "document nests deeper than {} levels",
+                    self.limits.max_depth
+                ),
+                "Go's JSON decoder, which opm uses, stops at 10000 nested containers. The limit \
+                 is `limits.max-depth` in .olmlint.yaml.",
+            ));
+        }
+        self.stack.push(frame);
+        Ok(true)
+    }
+
+    fn push_value(&mut self, node: Node) -> Result<bool, LoadProblem> {
+        match self.stack.last_mut() {
+            None => {
+                self.root = Some(node);
+                self.done = true;
+                Ok(true)
+            }
+            Some(Frame::Seq { items, .. }) => {
+                items.push(node);
+                Ok(true)
+            }
+            Some(Frame::Map { entries, key, .. }) => {
+                match key.take() {
+                    None => {
+                        let k = key_string(&node).ok_or_else(|| {
+                            LoadProblem::syntax(
+                                node.span,
+                                "a mapping key must be a scalar".into(),
+                                "JSON objects only have string keys; use a plain string key.",
+                            )
+                        })?;
+                        *key = Some((k.into(), node.span));
+                    }
+                    Some((k, key_span)) => entries.push(Entry {
+                        key: k,
+                        key_span,
+                        value: node,
+                    }),
+                }
+                Ok(true)
+            }
+        }
+    }
+}
+
+/// How sigs.k8s.io/yaml turns a non-string key into a JSON key.
+fn key_string(node: &Node) -> Option<String> {
+    Some(match &node.value {
+        Value::String(s) => s.to_string(),
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number { value, .. } => super::tree::format_go_float(*value),
+        Value::Seq(_) | Value::Map(_) => return None,
+    })
+}
+
+/// YAML merge keys (`<<: *base`): merged entries never override explicit ones.
+fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
+    if !entries
+        .iter()
+        .any(|e| &*e.key == "<<" && e.value.style != Style::SingleQuoted)
+    {
+        return entries;
+    }
+    let mut out: Vec<Entry> = Vec::with_capacity(entries.len());
+    let mut merged: Vec<Entry> = Vec::new();
+    for e in entries {
+        if &*e.key == "<<" {
+            match e.value.value.clone() {
+                Value::Map(m) => merged.extend(m),
+                Value::Seq(items) => {
+                    for item in items {
+                        if let Value::Map(m) = item.value.clone() {
+                            merged.extend(m);
+                        }
+                    }
+                }
+                _ => out.push(e),
+            }
+        } else {
+            out.push(e);
+        }
+    }
+    for m in merged {
+        if !out.iter().any(|e| e.key == m.key) {
+            out.push(m);
+        }
+    }
+    out
+}
+
+/// go-yaml v2 `resolve` for one scalar.
+fn resolve_scalar(text: &str, style: ScalarStyle, span: Span, tag_is_str: bool) -> Node {
+    let style = match style {
+        ScalarStyle::Plain => Style::Plain,
+        ScalarStyle::SingleQuoted => Style::SingleQuoted,
+        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+        ScalarStyle::Literal => Style::Literal,
+        ScalarStyle::Folded => Style::Folded,
+    };
+    let string = || Value::String(text.into());
+    let value = if style != Style::Plain || tag_is_str {
+        string()
+    } else {
+        resolve_plain(text).unwrap_or_else(string)
+    };
+    Node::new(span, style, value)
+}
+
+pub fn resolve_plain(s: &str) -> Option<Value> {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
+        "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
+            return Some(Value::Bool(true))
+        }
+        "n" | "N" | "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => {
+            return Some(Value::Bool(false))
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Some(Value::Number {
+                value: f64::INFINITY,
+                int: false,
+            })
+        }
+        "-.inf" | "-.Inf" | "-.INF" => {
+            return Some(Value::Number {
+                value: f64::NEG_INFINITY,
+                int: false,
+            })
+        }
+        ".nan" | ".NaN" | ".NAN" => {
+            return Some(Value::Number {
+                value: f64::NAN,
+                int: false,
+            })
+        }
+        _ => {}
+    }
+    let first = s.as_bytes().first().copied()?;
+    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+        return None;
+    }
+    let plain: String = s.chars().filter(|&c| c != '_').collect();
+    if let Some(v) = go_parse_int(&plain) {
+        return Some(Value::Number {
+            value: v,
+            int: true,
+        });
+    }
+    if is_yaml_float(&plain) {
+        return plain
+            .parse::<f64>()
+            .ok()
+            .map(|value| Value::Number { value, int: false });
+    }
+    None
+}
+
+/// Go `strconv.ParseInt(s, 0, 64)` then `ParseUint`: sign, then 0x / 0o / 0b / leading-0 octal.
+fn go_parse_int(s: &str) -> Option<f64> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, s.get(1..)?),
+        b'+' => (false, s.get(1..)?),
+        _ => (false, s),
+    };
+    let (radix, digits) =
+        if let Some(d) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (16, d)
+        } else if let Some(d) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
+            (8, d)
+        } else if let Some(d) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            (2, d)
+        } else if body.len() > 1 && body.starts_with('0') {
+            (8, body.get(1..)?)
+        } else {
+            (10, body)
+        };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let v = u64::from_str_radix(digits, radix).ok()?;
+    if neg {
+        if v > i64::MAX as u64 + 1 {
+            return None;
+        }
+        Some(-(v as f64))
+    } else {
+        Some(v as f64)
+    }
+}
+
+/// `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    if matches!(b.first(), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let st = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - st
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
+/// Parse every document of a YAML file.
+pub fn parse_stream(
+    text: &str,
+    base: usize,
+    limits: &Limits,
+    problems: &mut Vec<LoadProblem>,
+) -> Vec<RawDoc> {
+    let chunks = split_documents(text, problems);
+    let mut docs = Vec::with_capacity(chunks.len());
+    for (i, (s, e)) in chunks.into_iter().enumerate() {
+        let chunk = text.get(s..e).unwrap_or("");
+        let before = problems.len();
+        let root = parse_chunk(chunk, base + s, limits, problems);
+        let failed = problems.len() > before;
+        docs.push(RawDoc {
+            index: i,
+            span: Span::new(base + s, base + e),
+            root,
+            failed,
+        });
+        if failed {
+            // opm stops at the first decode error in a file.
+            break;
+        }
+    }
+    docs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(t: &str) -> Vec<&str> {
+        let mut p = Vec::new();
+        split_documents(t, &mut p)
+            .into_iter()
+            .map(|(s, e)| &t[s..e])
+            .collect()
+    }
+
+    #[test]
+    fn splits_like_the_kubernetes_yaml_reader() {
+        assert_eq!(split("a: 1\n---\nb: 2\n"), vec!["a: 1\n", "b: 2\n"]);
+        assert_eq!(split("---\na: 1\n"), vec!["---\na: 1\n"]);
+        assert_eq!(split("---\n---\na: 1\n"), vec!["---\n", "a: 1\n"]);
+        assert_eq!(split("a: 1\n---\n"), vec!["a: 1\n"]);
+        assert_eq!(split("a: 1\n---"), vec!["a: 1\n"]);
+        assert_eq!(split("a: 1\n---\n\n"), vec!["a: 1\n", "\n"]);
+        assert_eq!(split("# c\n---\na: 1\n"), vec!["# c\n", "a: 1\n"]);
+        assert_eq!(split(""), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn yaml11_scalars() {
+        assert_eq!(resolve_plain("yes"), Some(Value::Bool(true)));
+        assert_eq!(resolve_plain("Off"), Some(Value::Bool(false)));
+        assert_eq!(
+            resolve_plain("0755"),
+            Some(Value::Number {
+                value: 493.0,
+                int: true
+            })
+        );
+        assert_eq!(
+            resolve_plain("1.10"),
+            Some(Value::Number {
+                value: 1.1,
+                int: false
+            })
+        );
+        assert_eq!(
+            resolve_plain("0x1F"),
+            Some(Value::Number {
+                value: 31.0,
+                int: true
+            })
+        );
+        assert_eq!(
+            resolve_plain("1e3"),
+            Some(Value::Number {
+                value: 1000.0,
+                int: false
+            })
+        );
+        assert_eq!(resolve_plain("2020-01-01"), None);
+        assert_eq!(resolve_plain("1.0.0"), None);
+        assert_eq!(
+            resolve_plain("08"),
+            Some(Value::Number {
+                value: 8.0,
+                int: false
+            })
+        );
+        assert_eq!(resolve_plain("~"), Some(Value::Null));
+    }
+
+    #[test]
+    fn alias_bomb_is_bounded() {
+        let mut y = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            y.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n", p = i - 1));
+        }
+        let mut p = Vec::new();
+        let limits = Limits::default();
+        assert!(parse_chunk(&y, 0, &limits, &mut p).is_none());
+        assert!(p[0].message.contains("alias"));
+    }
+}

@@ -1,0 +1,294 @@
+//! registry+v1 bundle directories (`manifests/`, `metadata/`), converted into model bundles the
+//! way `opm render` converts them (spec §2.2, §2.4). Files are recognised by content, not name.
+
+use super::{Bundle, Catalog, DocRef, Property, Str};
+use crate::diag::Diagnostic;
+use crate::load::tree::{Entry, Node, Span, Style, Value};
+use crate::load::{LoadedFile, Role};
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+const PACKAGE_ANNOTATION: &str = "operators.operatorframework.io.bundle.package.v1";
+
+pub fn load_all<'a>(files: &'a [LoadedFile], cat: &mut Catalog<'a>, diags: &mut Vec<Diagnostic>) {
+    let mut roots: Vec<&PathBuf> = files
+        .iter()
+        .filter_map(|f| match &f.role {
+            Role::Bundle(r) => Some(r),
+            Role::Fbc | Role::Config => None,
+        })
+        .collect();
+    roots.sort();
+    roots.dedup();
+    for root in roots {
+        load_one(files, root, cat, diags);
+    }
+}
+
+fn docs_in<'a>(files: &'a [LoadedFile], root: &PathBuf) -> Vec<DocRef<'a>> {
+    let mut out = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        if f.role != Role::Bundle(root.clone()) {
+            continue;
+        }
+        for d in &f.docs {
+            if let Some(node) = d.root.as_ref() {
+                out.push(DocRef {
+                    file: fi,
+                    doc: d.index,
+                    node,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn in_metadata(files: &[LoadedFile], d: &DocRef<'_>) -> bool {
+    files
+        .get(d.file)
+        .and_then(|f| f.source.path.parent())
+        .and_then(|p| p.file_name())
+        .is_some_and(|n| n == "metadata")
+}
+
+fn str_at<'a>(n: &'a Node, path: &[&str]) -> Option<Str<'a>> {
+    let mut cur = n;
+    for k in path {
+        cur = cur.get(k)?;
+    }
+    Some(Str {
+        value: cur.as_str()?,
+        node: cur,
+    })
+}
+
+fn owned_map(span: Span, pairs: Vec<(&str, Node)>) -> Node {
+    let entries = pairs
+        .into_iter()
+        .map(|(k, value)| Entry {
+            key: k.into(),
+            key_span: span,
+            value,
+        })
+        .collect();
+    Node::new(span, Style::None, Value::Map(entries))
+}
+
+fn owned_str(span: Span, s: &str) -> Node {
+    Node::new(span, Style::None, Value::String(s.into()))
+}
+
+fn load_one<'a>(
+    files: &'a [LoadedFile],
+    root: &PathBuf,
+    cat: &mut Catalog<'a>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let docs = docs_in(files, root);
+    cat.documents += docs.len();
+    let annotations = docs.iter().find(|d| {
+        in_metadata(files, d)
+            && d.node
+                .get("annotations")
+                .and_then(|a| a.get(PACKAGE_ANNOTATION))
+                .is_some()
+    });
+    let csv = docs
+        .iter()
+        .find(|d| d.node.get("kind").and_then(Node::as_str) == Some("ClusterServiceVersion"));
+    let Some(ann) = annotations else { return };
+    let package = str_at(ann.node, &["annotations", PACKAGE_ANNOTATION]);
+    let name = csv.and_then(|c| str_at(c.node, &["metadata", "name"]));
+    let version = csv.and_then(|c| str_at(c.node, &["spec", "version"]));
+    let anchor = csv.unwrap_or(ann);
+    let mut properties: Vec<Property<'a>> = Vec::new();
+    let mut push = |file: usize,
+                    item: Option<&'a Node>,
+                    ty: Option<Str<'a>>,
+                    value: Cow<'a, Node>,
+                    pointer: String| {
+        let index = properties.len();
+        properties.push(Property {
+            index,
+            file,
+            item,
+            ty,
+            value: Some(value),
+            pointer,
+        });
+    };
+    // olm.package, built from the annotations and the CSV version.
+    let span = version.map_or(ann.node.span, |v| v.node.span);
+    push(
+        anchor.file,
+        None,
+        None,
+        Cow::Owned(owned_map(
+            span,
+            vec![
+                (
+                    "packageName",
+                    owned_str(span, package.map_or("", |p| p.value)),
+                ),
+                ("version", owned_str(span, version.map_or("", |v| v.value))),
+            ],
+        )),
+        "/spec/version".into(),
+    );
+    if let Some(c) = csv {
+        for (kind, ty) in [("owned", "olm.gvk"), ("required", "olm.gvk.required")] {
+            let crds = c
+                .node
+                .get("spec")
+                .and_then(|s| s.get("customresourcedefinitions"))
+                .and_then(|s| s.get(kind));
+            for (i, crd) in crds
+                .and_then(Node::as_seq)
+                .unwrap_or(&[])
+                .iter()
+                .enumerate()
+            {
+                let group = crd
+                    .get("name")
+                    .and_then(Node::as_str)
+                    .and_then(|n| n.split_once('.'))
+                    .map_or("", |(_, g)| g);
+                let v = owned_map(
+                    crd.span,
+                    vec![
+                        ("group", owned_str(crd.span, group)),
+                        (
+                            "kind",
+                            owned_str(
+                                crd.span,
+                                crd.get("kind").and_then(Node::as_str).unwrap_or(""),
+                            ),
+                        ),
+                        (
+                            "version",
+                            owned_str(
+                                crd.span,
+                                crd.get("version").and_then(Node::as_str).unwrap_or(""),
+                            ),
+                        ),
+                    ],
+                );
+                push(
+                    c.file,
+                    Some(crd),
+                    None,
+                    Cow::Owned(v),
+                    format!("/spec/customresourcedefinitions/{kind}/{i}"),
+                );
+            }
+            let _ = ty;
+        }
+    }
+    // dependencies.yaml and properties.yaml, found by content; the first of each wins.
+    let meta_docs: Vec<&DocRef<'a>> = docs.iter().filter(|d| in_metadata(files, d)).collect();
+    let deps = meta_docs.iter().find(|d| {
+        d.node
+            .get("dependencies")
+            .and_then(Node::as_seq)
+            .is_some_and(|s| !s.is_empty())
+    });
+    if let Some(d) = deps {
+        for (i, item) in d
+            .node
+            .get("dependencies")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let p = format!("/dependencies/{i}");
+            let ty = item
+                .get("type")
+                .and_then(|t| t.as_str().map(|s| Str { value: s, node: t }));
+            let Some(value) = item.get("value") else {
+                continue;
+            };
+            let converted = match ty.map(|t| t.value) {
+                Some("olm.gvk") => Some(("olm.gvk.required", Cow::Borrowed(value))),
+                Some("olm.package") => {
+                    let mut v = value.clone();
+                    if let Value::Map(entries) = &mut v.value {
+                        for e in entries.iter_mut() {
+                            if &*e.key == "version" {
+                                e.key = "versionRange".into();
+                            }
+                        }
+                    }
+                    Some(("olm.package.required", Cow::Owned(v)))
+                }
+                Some(_) => Some(("", Cow::Borrowed(value))),
+                None => None,
+            };
+            if let Some((new_ty, v)) = converted {
+                let ty = if new_ty.is_empty() {
+                    ty
+                } else {
+                    ty.map(|t| Str {
+                        value: new_ty,
+                        node: t.node,
+                    })
+                };
+                push(d.file, Some(item), ty, v, p);
+            }
+        }
+    }
+    let props = meta_docs
+        .iter()
+        .find(|d| d.node.get("properties").and_then(Node::as_seq).is_some());
+    if let Some(d) = props {
+        for (i, item) in d
+            .node
+            .get("properties")
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let ty = item
+                .get("type")
+                .and_then(|t| t.as_str().map(|s| Str { value: s, node: t }));
+            if let Some(value) = item.get("value") {
+                push(
+                    d.file,
+                    Some(item),
+                    ty,
+                    Cow::Borrowed(value),
+                    format!("/properties/{i}"),
+                );
+            }
+        }
+    }
+    // Synthesised properties have no `type` node: point their type at the anchor document.
+    for p in properties
+        .iter_mut()
+        .filter(|p| p.ty.is_none() && p.item.is_none_or(|_| p.pointer.starts_with("/spec")))
+    {
+        let ty = if p.pointer == "/spec/version" {
+            "olm.package"
+        } else if p.pointer.contains("/owned/") {
+            "olm.gvk"
+        } else {
+            "olm.gvk.required"
+        };
+        p.ty = Some(Str {
+            value: ty,
+            node: anchor.node,
+        });
+    }
+    let _ = diags;
+    cat.bundles.push(Bundle {
+        doc: *anchor,
+        package,
+        name,
+        image: None,
+        properties,
+        related_images: vec![],
+        from_directory: true,
+    });
+}

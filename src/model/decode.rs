@@ -1,0 +1,556 @@
+//! Decoding of the four FBC blob schemas with opm's rules and messages.
+
+use super::{
+    ptr, Bundle, Catalog, Channel, ChannelEntry, DeprecationEntry, Deprecations, DocRef, Package,
+    Property,
+};
+use crate::diag::{Diagnostic, Severity};
+use crate::load::tree::{Node, Value};
+use std::borrow::Cow;
+
+/// A string value with the node it came from.
+#[derive(Clone, Copy, Debug)]
+pub struct Str<'a> {
+    pub value: &'a str,
+    pub node: &'a Node,
+}
+
+struct Ctx<'d> {
+    file: usize,
+    diags: &'d mut Vec<Diagnostic>,
+    /// Rule for type errors in this blob (OLM101/103/104/107).
+    rule: &'static str,
+    blob: &'static str,
+    package: Option<String>,
+    bundle: Option<String>,
+}
+
+impl Ctx<'_> {
+    fn push(&mut self, d: Diagnostic) {
+        let d = d.package(self.package.as_deref());
+        let d = if self.bundle.is_some() {
+            d.bundle(self.bundle.as_deref())
+        } else {
+            d
+        };
+        self.diags.push(d);
+    }
+
+    /// A string field (Go `string`): null or missing is `None`, other types are opm errors.
+    fn string<'a>(
+        &mut self,
+        obj: &'a Node,
+        key: &str,
+        pointer: &str,
+        go_field: &str,
+    ) -> Option<Str<'a>> {
+        let entry = obj.get_folded(key)?;
+        let v = &entry.value;
+        let p = ptr(pointer, &entry.key);
+        match &v.value {
+            Value::Null => None,
+            Value::String(s) => Some(Str { value: s, node: v }),
+            _ => {
+                self.type_error(v, &p, go_field, "string");
+                None
+            }
+        }
+    }
+
+    fn type_error(&mut self, v: &Node, pointer: &str, go_field: &str, go_type: &str) {
+        let msg = format!(
+            "parse {}: json: cannot unmarshal {} into Go struct field {go_field} of type {go_type}",
+            self.blob,
+            v.go_kind()
+        );
+        let mut d = Diagnostic::new(self.rule, msg)
+            .at(self.file, v.span)
+            .pointer(pointer);
+        d = if v.is_coerced_scalar() {
+            d.help(format!(
+                "YAML 1.1 read the unquoted `{}` as a {}; quote it so it stays a string.",
+                source_hint(v),
+                v.go_kind()
+            ))
+        } else {
+            d.help(format!(
+                "`{}` must be a {go_type}.",
+                pointer.rsplit('/').next().unwrap_or("")
+            ))
+        };
+        self.push(d);
+        if v.is_coerced_scalar() {
+            self.push(coercion(self.file, v, pointer));
+        }
+    }
+
+    fn list<'a>(
+        &mut self,
+        obj: &'a Node,
+        key: &str,
+        pointer: &str,
+        go_field: &str,
+        go_type: &str,
+    ) -> &'a [Node] {
+        let Some(entry) = obj.get_folded(key) else {
+            return &[];
+        };
+        match &entry.value.value {
+            Value::Seq(items) => items,
+            Value::Null => &[],
+            _ => {
+                let p = ptr(pointer, &entry.key);
+                self.type_error(&entry.value, &p, go_field, go_type);
+                &[]
+            }
+        }
+    }
+
+    /// Element `i` of a list of objects; reports non-objects.
+    fn object<'a>(
+        &mut self,
+        item: &'a Node,
+        pointer: &str,
+        go_field: &str,
+        go_type: &str,
+    ) -> Option<&'a Node> {
+        match item.value {
+            Value::Map(_) => Some(item),
+            Value::Null => None,
+            _ => {
+                self.type_error(item, pointer, go_field, go_type);
+                None
+            }
+        }
+    }
+}
+
+fn source_hint(v: &Node) -> String {
+    v.display_scalar()
+}
+
+/// OLM005: a plain scalar YAML 1.1 turned into a number or boolean where a string was meant.
+pub fn coercion(file: usize, v: &Node, pointer: &str) -> Diagnostic {
+    Diagnostic::new(
+        "OLM005",
+        format!(
+            "unquoted scalar is read as the {} {} by YAML 1.1, not as a string",
+            v.go_kind(),
+            v.display_scalar()
+        ),
+    )
+    .at(file, v.span)
+    .pointer(pointer)
+    .help(
+        "opm converts YAML with YAML 1.1 rules: `1.10` becomes 1.1, `yes`/`on` become true, `017` \
+         becomes 15. Quote the value (for example \"1.10\").",
+    )
+}
+
+pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diagnostic>) {
+    let root = doc.node;
+    let Some(map) = root.as_map() else {
+        diags.push(
+            Diagnostic::new(
+                "OLM003",
+                format!(
+                    "document is {}, not a mapping: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    root.display_scalar(),
+                    root.go_kind()
+                ),
+            )
+            .at(doc.file, root.span)
+            .pointer("")
+            .help("Every catalog document must be a mapping with a `schema` key. If this file is not part of the catalog, list it in `.indexignore`."),
+        );
+        return;
+    };
+    duplicate_keys(doc, diags);
+    // schema / package / name are looked up case-insensitively at the top level.
+    let mut meta: [Option<&'a Node>; 3] = [None; 3];
+    for (slot, key) in meta.iter_mut().zip(["schema", "package", "name"]) {
+        let matches: Vec<_> = map
+            .iter()
+            .filter(|e| e.key.eq_ignore_ascii_case(key))
+            .collect();
+        if matches.len() > 1 {
+            let mut names: Vec<&str> = matches.iter().map(|e| &*e.key).collect();
+            names.sort_unstable();
+            let distinct = names.windows(2).any(|w| w.first() != w.get(1));
+            if distinct {
+                if let Some(second) = matches.get(1) {
+                    diags.push(
+                        Diagnostic::new("OLM004", format!("duplicate keys for key {key:?}: [{}]", names.join(" ")))
+                            .severity(Severity::Error)
+                            .at(doc.file, second.key_span)
+                            .pointer(ptr("", &second.key))
+                            .help(format!("opm matches `{key}` case-insensitively and rejects the catalog; keep exactly one `{key}` key.")),
+                    );
+                }
+            }
+        }
+        if let Some(e) = matches.last() {
+            if e.value.as_str().is_none() {
+                diags.push(
+                    Diagnostic::new(
+                        "OLM003",
+                        format!(
+                            "expected value for key {key:?} to be a string, got {}",
+                            e.value.display_scalar()
+                        ),
+                    )
+                    .at(
+                        doc.file,
+                        if e.value.is_null() {
+                            e.key_span
+                        } else {
+                            e.value.span
+                        },
+                    )
+                    .pointer(ptr("", &e.key))
+                    .help(format!("`{key}` must be a string.")),
+                );
+                if e.value.is_coerced_scalar() {
+                    diags.push(coercion(doc.file, &e.value, &ptr("", &e.key)));
+                }
+            } else {
+                *slot = Some(&e.value);
+            }
+        }
+    }
+    let schema = meta[0].and_then(Node::as_str).unwrap_or("");
+    if schema.is_empty() {
+        let compact = root.canonical_json();
+        let shown: String = compact.chars().take(80).collect();
+        let ellipsis = if compact.len() > shown.len() {
+            "…"
+        } else {
+            ""
+        };
+        diags.push(
+            Diagnostic::new("OLM003", format!("object '{shown}{ellipsis}' is missing root schema field"))
+                .at(doc.file, map.first().map_or(root.span, |e| e.key_span))
+                .pointer("")
+                .help("Add `schema: olm.package`, `olm.channel`, `olm.bundle` or `olm.deprecations` (or your own schema name)."),
+        );
+        return;
+    }
+    let package = meta[1].and_then(Node::as_str).map(str::to_string);
+    let name = meta[2].and_then(Node::as_str).map(str::to_string);
+    match schema {
+        "olm.package" => package_blob(cat, doc, diags),
+        "olm.channel" => channel_blob(cat, doc, diags, package),
+        "olm.bundle" => bundle_blob(cat, doc, diags, package, name),
+        "olm.deprecations" => deprecations_blob(cat, doc, diags, package),
+        _ => cat.others.push(doc),
+    }
+}
+
+/// OLM004 for repeated keys in any mapping of the document (YAML and JSON keep the last).
+fn duplicate_keys(doc: DocRef<'_>, diags: &mut Vec<Diagnostic>) {
+    doc.node.walk(|n| {
+        let Some(entries) = n.as_map() else { return };
+        if entries.len() < 2 {
+            return;
+        }
+        let mut seen: Vec<&str> = Vec::with_capacity(entries.len());
+        let mut sorted: Vec<&str> = entries.iter().map(|e| &*e.key).collect();
+        sorted.sort_unstable();
+        if !sorted.windows(2).any(|w| w.first() == w.get(1)) {
+            return;
+        }
+        for e in entries {
+            if seen.contains(&&*e.key) {
+                diags.push(
+                    Diagnostic::new("OLM004", format!("duplicate key {:?}: the last occurrence wins", e.key))
+                        .at(doc.file, e.key_span)
+                        .help("opm's YAML/JSON decoding keeps only the last value of a repeated key, silently dropping the earlier ones. Remove or merge the duplicates."),
+                );
+            }
+            seen.push(&e.key);
+        }
+    });
+}
+
+fn package_blob<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diagnostic>) {
+    let n = doc.node;
+    let mut cx = Ctx {
+        file: doc.file,
+        diags,
+        rule: "OLM101",
+        blob: "package",
+        package: None,
+        bundle: None,
+    };
+    let name = cx.string(n, "name", "", "Package.name");
+    cx.package = name.map(|s| s.value.to_string());
+    let default_channel = cx.string(n, "defaultChannel", "", "Package.defaultChannel");
+    let icon = n
+        .get_folded("icon")
+        .map(|e| &e.value)
+        .filter(|i| !i.is_null());
+    if let Some(i) = icon {
+        if i.as_map().is_none() {
+            cx.type_error(i, "/icon", "Package.icon", "declcfg.Icon");
+        } else {
+            cx.string(i, "base64data", "/icon", "Icon.base64data");
+            cx.string(i, "mediatype", "/icon", "Icon.mediatype");
+        }
+    }
+    cx.string(n, "description", "", "Package.description");
+    cat.packages.push(Package {
+        doc,
+        name,
+        default_channel,
+        icon,
+    });
+}
+
+fn channel_blob<'a>(
+    cat: &mut Catalog<'a>,
+    doc: DocRef<'a>,
+    diags: &mut Vec<Diagnostic>,
+    package: Option<String>,
+) {
+    let n = doc.node;
+    let mut cx = Ctx {
+        file: doc.file,
+        diags,
+        rule: "OLM103",
+        blob: "channel",
+        package,
+        bundle: None,
+    };
+    let package = cx.string(n, "package", "", "Channel.package");
+    let name = cx.string(n, "name", "", "Channel.name");
+    let mut entries = Vec::new();
+    let list_key = n
+        .get_folded("entries")
+        .map_or("entries".into(), |e| e.key.to_string());
+    for (i, item) in cx
+        .list(
+            n,
+            "entries",
+            "",
+            "Channel.entries",
+            "[]declcfg.ChannelEntry",
+        )
+        .iter()
+        .enumerate()
+    {
+        let p = format!("/{list_key}/{i}");
+        let Some(obj) = cx.object(item, &p, "Channel.entries", "declcfg.ChannelEntry") else {
+            entries.push(ChannelEntry {
+                node: item,
+                index: i,
+                name: None,
+                replaces: None,
+                skips: vec![],
+                skip_range: None,
+            });
+            continue;
+        };
+        let name = cx.string(obj, "name", &p, "ChannelEntry.name");
+        let replaces = cx.string(obj, "replaces", &p, "ChannelEntry.replaces");
+        let skip_range = cx.string(obj, "skipRange", &p, "ChannelEntry.skipRange");
+        let skips_key = obj
+            .get_folded("skips")
+            .map_or("skips".into(), |e| e.key.to_string());
+        let mut skips = Vec::new();
+        for (j, s) in cx
+            .list(obj, "skips", &p, "ChannelEntry.skips", "[]string")
+            .iter()
+            .enumerate()
+        {
+            match &s.value {
+                Value::String(v) => skips.push(Str { value: v, node: s }),
+                Value::Null => skips.push(Str { value: "", node: s }),
+                _ => cx.type_error(
+                    s,
+                    &format!("{p}/{skips_key}/{j}"),
+                    "ChannelEntry.skips",
+                    "string",
+                ),
+            }
+        }
+        entries.push(ChannelEntry {
+            node: item,
+            index: i,
+            name,
+            replaces,
+            skips,
+            skip_range,
+        });
+    }
+    cat.channels.push(Channel {
+        doc,
+        package,
+        name,
+        entries,
+    });
+}
+
+fn bundle_blob<'a>(
+    cat: &mut Catalog<'a>,
+    doc: DocRef<'a>,
+    diags: &mut Vec<Diagnostic>,
+    package: Option<String>,
+    name: Option<String>,
+) {
+    let n = doc.node;
+    let mut cx = Ctx {
+        file: doc.file,
+        diags,
+        rule: "OLM104",
+        blob: "bundle",
+        package,
+        bundle: name,
+    };
+    let package = cx.string(n, "package", "", "Bundle.package");
+    let name = cx.string(n, "name", "", "Bundle.name");
+    let image = cx.string(n, "image", "", "Bundle.image");
+    let props_key = n
+        .get_folded("properties")
+        .map_or("properties".into(), |e| e.key.to_string());
+    let mut properties = Vec::new();
+    for (i, item) in cx
+        .list(
+            n,
+            "properties",
+            "",
+            "Bundle.properties",
+            "[]property.Property",
+        )
+        .iter()
+        .enumerate()
+    {
+        let p = format!("/{props_key}/{i}");
+        let ty = match item.as_map() {
+            Some(_) => cx.string(item, "type", &p, "Property.type"),
+            None => {
+                cx.object(item, &p, "Bundle.properties", "property.Property");
+                None
+            }
+        };
+        let value = item.get_folded("value").map(|e| Cow::Borrowed(&e.value));
+        properties.push(Property {
+            index: i,
+            file: doc.file,
+            item: Some(item),
+            ty,
+            value,
+            pointer: p,
+        });
+    }
+    let mut related_images = Vec::new();
+    let ri_key = n
+        .get_folded("relatedImages")
+        .map_or("relatedImages".into(), |e| e.key.to_string());
+    for (i, item) in cx
+        .list(
+            n,
+            "relatedImages",
+            "",
+            "Bundle.relatedImages",
+            "[]declcfg.RelatedImage",
+        )
+        .iter()
+        .enumerate()
+    {
+        let p = format!("/{ri_key}/{i}");
+        if let Some(obj) = cx.object(item, &p, "Bundle.relatedImages", "declcfg.RelatedImage") {
+            let name = cx.string(obj, "name", &p, "RelatedImage.name");
+            let image = cx.string(obj, "image", &p, "RelatedImage.image");
+            related_images.push((name, image));
+        }
+    }
+    cat.bundles.push(Bundle {
+        doc,
+        package,
+        name,
+        image,
+        properties,
+        related_images,
+        from_directory: false,
+    });
+}
+
+fn deprecations_blob<'a>(
+    cat: &mut Catalog<'a>,
+    doc: DocRef<'a>,
+    diags: &mut Vec<Diagnostic>,
+    package: Option<String>,
+) {
+    let n = doc.node;
+    let mut cx = Ctx {
+        file: doc.file,
+        diags,
+        rule: "OLM107",
+        blob: "deprecation",
+        package,
+        bundle: None,
+    };
+    let package = cx.string(n, "package", "", "Deprecation.package");
+    let mut entries = Vec::new();
+    let key = n
+        .get_folded("entries")
+        .map_or("entries".into(), |e| e.key.to_string());
+    for (i, item) in cx
+        .list(
+            n,
+            "entries",
+            "",
+            "Deprecation.entries",
+            "[]declcfg.DeprecationEntry",
+        )
+        .iter()
+        .enumerate()
+    {
+        let p = format!("/{key}/{i}");
+        let Some(obj) = cx.object(item, &p, "Deprecation.entries", "declcfg.DeprecationEntry")
+        else {
+            continue;
+        };
+        let (mut schema, mut name) = (None, None);
+        if let Some(r) = obj
+            .get_folded("reference")
+            .map(|e| &e.value)
+            .filter(|r| !r.is_null())
+        {
+            if r.as_map().is_some() {
+                schema = cx.string(
+                    r,
+                    "schema",
+                    &format!("{p}/reference"),
+                    "PackageScopedReference.schema",
+                );
+                name = cx.string(
+                    r,
+                    "name",
+                    &format!("{p}/reference"),
+                    "PackageScopedReference.name",
+                );
+            } else {
+                cx.type_error(
+                    r,
+                    &format!("{p}/reference"),
+                    "DeprecationEntry.reference",
+                    "declcfg.PackageScopedReference",
+                );
+            }
+        }
+        let message = cx.string(obj, "message", &p, "DeprecationEntry.message");
+        entries.push(DeprecationEntry {
+            node: item,
+            index: i,
+            schema,
+            name,
+            message,
+        });
+    }
+    cat.deprecations.push(Deprecations {
+        doc,
+        package,
+        entries,
+    });
+}

@@ -1,0 +1,200 @@
+//! Stage 2: the catalog model. Documents become packages, channels, bundles and deprecations,
+//! decoded the way `opm` decodes them (Go `json.Unmarshal`: case-insensitive keys, unknown
+//! fields ignored, last duplicate wins) while keeping a reference to every source node.
+
+pub mod bundle_dir;
+mod decode;
+
+use crate::diag::{pointer_segment, Diagnostic};
+use crate::load::tree::{Node, Span};
+use crate::load::{LoadedFile, Role};
+use std::borrow::Cow;
+
+pub use decode::Str;
+
+/// A document of a file.
+#[derive(Clone, Copy, Debug)]
+pub struct DocRef<'a> {
+    pub file: usize,
+    pub doc: usize,
+    pub node: &'a Node,
+}
+
+#[derive(Debug)]
+pub struct Package<'a> {
+    pub doc: DocRef<'a>,
+    pub name: Option<Str<'a>>,
+    pub default_channel: Option<Str<'a>>,
+    pub icon: Option<&'a Node>,
+}
+
+#[derive(Debug)]
+pub struct ChannelEntry<'a> {
+    pub node: &'a Node,
+    pub index: usize,
+    pub name: Option<Str<'a>>,
+    pub replaces: Option<Str<'a>>,
+    pub skips: Vec<Str<'a>>,
+    pub skip_range: Option<Str<'a>>,
+}
+
+#[derive(Debug)]
+pub struct Channel<'a> {
+    pub doc: DocRef<'a>,
+    pub package: Option<Str<'a>>,
+    pub name: Option<Str<'a>>,
+    pub entries: Vec<ChannelEntry<'a>>,
+}
+
+/// A bundle property. `value` is `None` when the `value` key is missing; properties made up
+/// from bundle-directory metadata own their value.
+#[derive(Debug)]
+pub struct Property<'a> {
+    pub index: usize,
+    pub file: usize,
+    /// The `{type, value}` item, when it exists in a file.
+    pub item: Option<&'a Node>,
+    pub ty: Option<Str<'a>>,
+    pub value: Option<Cow<'a, Node>>,
+    /// JSON pointer of the item in its document.
+    pub pointer: String,
+}
+
+impl Property<'_> {
+    pub fn ty(&self) -> &str {
+        self.ty.as_ref().map_or("", |t| t.value)
+    }
+    pub fn span(&self) -> Span {
+        self.value
+            .as_deref()
+            .map(|v| v.span)
+            .or(self.item.map(|i| i.span))
+            .unwrap_or_default()
+    }
+    pub fn value_pointer(&self) -> String {
+        format!("{}/value", self.pointer)
+    }
+}
+
+#[derive(Debug)]
+pub struct Bundle<'a> {
+    pub doc: DocRef<'a>,
+    pub package: Option<Str<'a>>,
+    pub name: Option<Str<'a>>,
+    pub image: Option<Str<'a>>,
+    pub properties: Vec<Property<'a>>,
+    pub related_images: Vec<(Option<Str<'a>>, Option<Str<'a>>)>,
+    /// Set for bundles read from a registry+v1 directory.
+    pub from_directory: bool,
+}
+
+impl<'a> Bundle<'a> {
+    pub fn name(&self) -> &str {
+        self.name.as_ref().map_or("", |n| n.value)
+    }
+    pub fn package(&self) -> &str {
+        self.package.as_ref().map_or("", |n| n.value)
+    }
+    pub fn properties_of<'s>(&'s self, ty: &'s str) -> impl Iterator<Item = &'s Property<'a>> + 's {
+        self.properties.iter().filter(move |p| p.ty() == ty)
+    }
+    /// The `version` of the first `olm.package` property, as written.
+    pub fn version(&self) -> Option<Str<'_>> {
+        self.properties_of("olm.package").find_map(|p| {
+            let v = p.value.as_deref()?.get_folded("version")?;
+            Some(Str {
+                value: v.value.as_str()?,
+                node: &v.value,
+            })
+        })
+    }
+}
+
+#[derive(Debug)]
+pub struct DeprecationEntry<'a> {
+    pub node: &'a Node,
+    pub index: usize,
+    pub schema: Option<Str<'a>>,
+    pub name: Option<Str<'a>>,
+    pub message: Option<Str<'a>>,
+}
+
+#[derive(Debug)]
+pub struct Deprecations<'a> {
+    pub doc: DocRef<'a>,
+    pub package: Option<Str<'a>>,
+    pub entries: Vec<DeprecationEntry<'a>>,
+}
+
+#[derive(Debug, Default)]
+pub struct Catalog<'a> {
+    pub packages: Vec<Package<'a>>,
+    pub channels: Vec<Channel<'a>>,
+    pub bundles: Vec<Bundle<'a>>,
+    pub deprecations: Vec<Deprecations<'a>>,
+    pub others: Vec<DocRef<'a>>,
+    pub documents: usize,
+}
+
+impl<'a> Catalog<'a> {
+    pub fn package(&self, name: &str) -> Option<&Package<'a>> {
+        self.packages
+            .iter()
+            .find(|p| p.name.as_ref().is_some_and(|n| n.value == name))
+    }
+}
+
+/// Build the model from loaded files; decoding problems come back as diagnostics.
+pub fn build<'a>(files: &'a [LoadedFile], diags: &mut Vec<Diagnostic>) -> Catalog<'a> {
+    let mut cat = Catalog::default();
+    for (fi, f) in files.iter().enumerate() {
+        if f.role != Role::Fbc {
+            continue;
+        }
+        for d in &f.docs {
+            if d.failed {
+                continue;
+            }
+            cat.documents += 1;
+            let Some(root) = d.root.as_ref() else {
+                diags.push(
+                    Diagnostic::new("OLM002", "document is empty (only blank lines or comments)")
+                        .at(fi, trim_span(&f.source.text, d.span))
+                        .pointer("")
+                        .help(
+                            "opm decodes an empty document as `null` and fails with \"object '' is \
+                             missing root schema field\". Remove the stray `---` separator or the \
+                             comment-only block (a leading comment before the first `---` counts).",
+                        ),
+                );
+                continue;
+            };
+            decode::document(
+                &mut cat,
+                DocRef {
+                    file: fi,
+                    doc: d.index,
+                    node: root,
+                },
+                diags,
+            );
+        }
+    }
+    bundle_dir::load_all(files, &mut cat, diags);
+    cat
+}
+
+fn trim_span(text: &str, span: Span) -> Span {
+    let s = text.get(span.start()..span.end()).unwrap_or("");
+    let lead = s.len() - s.trim_start().len();
+    let trail = s.len() - s.trim_end().len();
+    if lead + trail >= s.len() {
+        return Span::new(span.start(), span.start());
+    }
+    Span::new(span.start() + lead, span.end() - trail)
+}
+
+/// Compose a pointer from segments.
+pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
+    format!("{base}/{}", pointer_segment(&seg.to_string()))
+}

@@ -1,0 +1,109 @@
+//! `--format github`: workflow-command annotations. GitHub shows at most 10 errors and 10
+//! warnings (and 10 notices) per step, so the most severe come first and one notice says how
+//! many were left out; the full list goes to `$GITHUB_STEP_SUMMARY` as Markdown.
+
+use super::{resolve, Report};
+use crate::diag::Severity;
+use std::fmt::Write as _;
+
+pub const PER_LEVEL_LIMIT: usize = 10;
+
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub fn render(r: &Report<'_>) -> String {
+    let mut out = String::new();
+    let mut order: Vec<usize> = (0..r.diags.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(r.diags.get(i).map(|d| d.severity)));
+    let mut shown = [0usize; 3];
+    let mut omitted = 0usize;
+    for i in order {
+        let Some(d) = r.diags.get(i) else { continue };
+        let (cmd, slot) = match d.severity {
+            Severity::Error => ("error", 0),
+            Severity::Warning => ("warning", 1),
+            Severity::Info => ("notice", 2),
+        };
+        let count = shown.get_mut(slot).map_or(0, |c| {
+            *c += 1;
+            *c
+        });
+        if count > PER_LEVEL_LIMIT {
+            omitted += 1;
+            continue;
+        }
+        let mut props = Vec::new();
+        if let Some(l) = resolve(r.files, d.location) {
+            props.push(format!("file={}", escape_property(&l.file)));
+            props.push(format!("line={}", l.line));
+            props.push(format!("endLine={}", l.end_line));
+            if l.line == l.end_line {
+                props.push(format!("col={}", l.column));
+                props.push(format!("endColumn={}", l.end_column));
+            }
+        }
+        props.push(format!(
+            "title={}",
+            escape_property(&format!("{} {}", d.rule, d.rule_name()))
+        ));
+        let mut msg = d.message.clone();
+        if let Some(h) = &d.help {
+            msg.push_str("\n\nhelp: ");
+            msg.push_str(h);
+        }
+        let _ = writeln!(out, "::{cmd} {}::{}", props.join(","), escape_data(&msg));
+    }
+    if omitted > 0 {
+        let _ = writeln!(
+            out,
+            "::notice title=olmlint::{}",
+            escape_data(&format!(
+                "{omitted} more finding(s) are not shown as annotations (GitHub shows 10 per level per step); see the job summary or the SARIF report for all {}.",
+                r.diags.len()
+            ))
+        );
+    }
+    out
+}
+
+/// Markdown for `$GITHUB_STEP_SUMMARY`: a headline and a table of every finding.
+pub fn step_summary(r: &Report<'_>) -> String {
+    let s = &r.summary;
+    let mut out = format!(
+        "## olmlint\n\n{} error(s), {} warning(s), {} info(s) in {} file(s), {} package(s), {} bundle(s).\n\n",
+        s.errors, s.warnings, s.infos, s.files, s.packages, s.bundles
+    );
+    if r.diags.is_empty() {
+        out.push_str("No findings.\n");
+        return out;
+    }
+    out.push_str("| Severity | Rule | Location | Message |\n|---|---|---|---|\n");
+    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+    for d in r.diags {
+        let loc = resolve(r.files, d.location).map_or(String::new(), |l| {
+            format!("{}:{}:{}", l.file, l.line, l.column)
+        });
+        let _ = writeln!(
+            out,
+            "| {} | [{}]({}) {} | `{}` | {} |",
+            d.severity.as_str(),
+            d.rule,
+            crate::rules::get(d.rule).map_or(String::new(), |r| r.url()),
+            d.rule_name(),
+            cell(&loc),
+            cell(&d.message)
+        );
+        if out.len() > 1_000_000 {
+            out.push_str("\n(truncated: the step summary is limited to 1 MiB)\n");
+            break;
+        }
+    }
+    out
+}

@@ -1,0 +1,204 @@
+//! `--format human`: miette's graphical report on a terminal, its narrated plain text
+//! otherwise. Sources are read through the per-file line index (miette's own `SourceCode`
+//! impls rescan the whole file for every diagnostic).
+
+use super::Report;
+use crate::diag::{Diagnostic as Finding, Severity};
+use crate::load::source::SourceFile;
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
+    NarratableReportHandler, SourceCode, SourceSpan, SpanContents,
+};
+use std::fmt;
+
+/// Longest line shown in a snippet; catalog lines can hold megabytes of base64.
+const MAX_SNIPPET_LINE: usize = 400;
+
+struct Indexed<'a>(&'a SourceFile);
+
+impl SourceCode for Indexed<'_> {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let f = self.0;
+        let (start, end) = (span.offset(), span.offset() + span.len());
+        if end > f.text.len() {
+            return Err(MietteError::OutOfBounds);
+        }
+        let sp = f.position(start);
+        let ep = f.position(end);
+        let first = sp.line.saturating_sub(before as u32).max(1);
+        let last = (ep.line + after as u32)
+            .min(f.line_count() as u32)
+            .max(first);
+        let s = f.line_start(first).unwrap_or(0);
+        let e = f.line_start(last + 1).unwrap_or(f.text.len()).max(s);
+        let data = f.text.get(s..e).unwrap_or("").as_bytes();
+        Ok(Box::new(MietteSpanContents::new_named(
+            f.display.clone(),
+            data,
+            SourceSpan::from((s, e - s)),
+            (first - 1) as usize,
+            0,
+            (last - first + 1) as usize,
+        )))
+    }
+}
+
+struct View<'a> {
+    d: &'a Finding,
+    source: Option<Indexed<'a>>,
+    url: Option<String>,
+}
+
+impl fmt::Debug for View<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+impl fmt::Display for View<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.d.package, &self.d.bundle) {
+            (_, Some(b)) => write!(f, "{} [bundle {b}]", self.d.message),
+            (Some(p), None) => write!(f, "{} [package {p}]", self.d.message),
+            _ => f.write_str(&self.d.message),
+        }
+    }
+}
+impl std::error::Error for View<'_> {}
+
+impl miette::Diagnostic for View<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(format!("{}({})", self.d.rule, self.d.rule_name())))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.d
+            .help
+            .as_ref()
+            .map(|h| Box::new(h.clone()) as Box<dyn fmt::Display>)
+    }
+    fn url<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.url
+            .as_ref()
+            .map(|u| Box::new(u.clone()) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let loc = self.d.location?;
+        let src = self.source.as_ref()?;
+        let clip = |start: usize, end: usize| {
+            let line_end = src
+                .0
+                .text
+                .get(start..)
+                .and_then(|t| t.find('\n'))
+                .map_or(src.0.text.len(), |i| start + i);
+            (
+                start,
+                end.min(line_end.max(start + 1))
+                    .min(start + MAX_SNIPPET_LINE)
+                    .saturating_sub(start),
+            )
+        };
+        let (s, len) = clip(loc.span.start(), loc.span.end());
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            Some("here".into()),
+            (s, len),
+        )];
+        for rel in &self.d.related {
+            if let Some(rl) = rel.location.filter(|l| l.file == loc.file) {
+                let (s, len) = clip(rl.span.start(), rl.span.end());
+                labels.push(LabeledSpan::new_with_span(
+                    Some(rel.message.clone()),
+                    (s, len),
+                ));
+            }
+        }
+        Some(Box::new(labels.into_iter()))
+    }
+}
+
+pub fn render(r: &Report<'_>, color: bool) -> String {
+    let mut out = String::new();
+    let graphical = GraphicalReportHandler::new_themed(if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    })
+    .with_links(false)
+    .with_context_lines(1)
+    .with_width(120);
+    let narrated = NarratableReportHandler::new().with_context_lines(0);
+    for d in r.diags {
+        let source = d
+            .location
+            .and_then(|l| r.files.get(l.file))
+            .map(|f| Indexed(&f.source));
+        // Snippets of megabyte-long lines are useless; fall back to the plain location.
+        let long_line = d.location.zip(source.as_ref()).is_some_and(|(l, s)| {
+            let p = s.0.position(l.span.start());
+            s.0.line_text(p.line).len() > MAX_SNIPPET_LINE
+        });
+        let view = View {
+            d,
+            source: if long_line { None } else { source },
+            url: crate::rules::get(d.rule).map(|r| r.url()),
+        };
+        if let Some(l) = super::resolve(r.files, d.location) {
+            out.push_str(&format!("{}:{}:{}: ", l.file, l.line, l.column));
+        }
+        out.push_str(&format!("{}[{}]\n", d.severity.as_str(), d.rule));
+        let _ = if color {
+            graphical.render_report(&mut out, &view)
+        } else {
+            narrated.render_report(&mut out, &view)
+        };
+        for rel in &d.related {
+            if let Some(l) = super::resolve(r.files, rel.location) {
+                out.push_str(&format!(
+                    "  = note: {} ({}:{}:{})\n",
+                    rel.message, l.file, l.line, l.column
+                ));
+            } else {
+                out.push_str(&format!("  = note: {}\n", rel.message));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The one-line summary printed to stderr after any format.
+pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration) -> String {
+    let s = &r.summary;
+    let mark = if s.errors > 0 {
+        "✖"
+    } else if s.warnings > 0 {
+        "⚠"
+    } else {
+        "✔"
+    };
+    format!(
+        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s\n",
+        s.errors,
+        s.warnings,
+        s.infos,
+        s.files,
+        s.documents,
+        s.packages,
+        s.bundles,
+        elapsed.as_secs_f64()
+    )
+}

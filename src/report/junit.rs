@@ -1,0 +1,85 @@
+//! `--format junit`: one test suite per file, one failing test case per finding, one passing
+//! case for a clean file, for CI systems that only read JUnit XML.
+
+use super::{resolve, Report};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+fn xml(s: &str) -> String {
+    s.chars()
+        .filter(|&c| c == '\t' || c == '\n' || c == '\r' || c >= ' ')
+        .collect::<String>()
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+pub fn render(r: &Report<'_>) -> String {
+    let mut by_file: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for f in r.files {
+        by_file.entry(f.source.display.clone()).or_default();
+    }
+    for d in r.diags {
+        let l = resolve(r.files, d.location);
+        let file = l
+            .as_ref()
+            .map_or_else(|| "(no file)".to_string(), |l| l.file.clone());
+        let pos = l.as_ref().map_or(String::new(), |l| {
+            format!("{}:{}:{}", l.file, l.line, l.column)
+        });
+        let name = format!(
+            "{} {} at {}",
+            d.rule,
+            d.rule_name(),
+            if pos.is_empty() { "-" } else { &pos }
+        );
+        let mut body = format!("{pos}: {}: {}", d.severity.as_str(), d.message);
+        if let Some(h) = &d.help {
+            let _ = write!(body, "\nhelp: {h}");
+        }
+        by_file.entry(file).or_default().push((
+            name,
+            format!(
+                "<failure type=\"{}\" message=\"{}\">{}</failure>",
+                d.rule,
+                xml(&d.message),
+                xml(&body)
+            ),
+        ));
+    }
+    let total: usize = by_file.values().map(|v| v.len().max(1)).sum();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"olmlint\" tests=\"{total}\" failures=\"{}\">",
+        r.diags.len()
+    );
+    for (file, cases) in by_file {
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">",
+            xml(&file),
+            cases.len().max(1),
+            cases.len()
+        );
+        if cases.is_empty() {
+            let _ = writeln!(
+                out,
+                "    <testcase name=\"olmlint\" classname=\"{}\"/>",
+                xml(&file)
+            );
+        }
+        for (name, failure) in cases {
+            let _ = writeln!(
+                out,
+                "    <testcase name=\"{}\" classname=\"{}\">{failure}</testcase>",
+                xml(&name),
+                xml(&file)
+            );
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}

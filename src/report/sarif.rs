@@ -1,0 +1,158 @@
+//! `--format sarif`: SARIF 2.1.0 as GitHub code scanning ingests it: every rule with short and
+//! full descriptions and help (docs link inside the help, since GitHub ignores `helpUri`),
+//! repo-relative URIs, real regions and `partialFingerprints`.
+
+use super::{resolve, Report};
+use crate::diag::Severity;
+use serde_json::{json, Value};
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// Percent-encode a relative path for a URI reference.
+pub fn uri(path: &str) -> String {
+    let mut out = String::new();
+    for b in path.replace('\\', "/").bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// FNV-1a, stable across runs and platforms.
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+pub fn render(r: &Report<'_>) -> String {
+    let rules: Vec<&crate::rules::Rule> = crate::rules::all().iter().collect();
+    let descriptors: Vec<Value> = rules
+        .iter()
+        .map(|rule| {
+            let why = rule.section("Why OLM cares").unwrap_or(&rule.summary);
+            let full: String = why.chars().take(1000).collect();
+            json!({
+                "id": rule.id,
+                "name": rule.name,
+                "shortDescription": {"text": rule.summary},
+                "fullDescription": {"text": full},
+                "help": {
+                    "text": format!("{}\n\nDocumentation: {}", rule.summary, rule.url()),
+                    "markdown": format!("{}\n\n{}\n\n[Rule documentation]({})", rule.summary, why, rule.url()),
+                },
+                "helpUri": rule.url(),
+                "defaultConfiguration": {"level": level(rule.severity), "enabled": rule.enabled},
+                "properties": {"tags": ["olm", rule.id.get(..4).unwrap_or("OLM").to_string() + "xx"], "precision": "very-high"},
+            })
+        })
+        .collect();
+    let mut seen: std::collections::HashMap<(String, u64), usize> = Default::default();
+    let results: Vec<Value> = r
+        .diags
+        .iter()
+        .map(|d| {
+            let loc = resolve(r.files, d.location);
+            let rule_index = rules.iter().position(|x| x.id == d.rule);
+            let mut text = d.message.clone();
+            if let Some(h) = &d.help {
+                text.push_str("\nhelp: ");
+                text.push_str(h);
+            }
+            let mut result = json!({
+                "ruleId": d.rule,
+                "level": level(d.severity),
+                "message": {"text": text},
+            });
+            if let Some(i) = rule_index {
+                result["ruleIndex"] = json!(i);
+            }
+            let location = match &loc {
+                Some(l) => json!({
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(&l.file), "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": l.line, "startColumn": l.column, "endLine": l.end_line, "endColumn": l.end_column.max(1)},
+                    }
+                }),
+                None => json!({"physicalLocation": {"artifactLocation": {"uri": ".", "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}}),
+            };
+            let mut location = location;
+            if d.package.is_some() || d.bundle.is_some() {
+                let fq = [d.package.as_deref(), d.bundle.as_deref()].into_iter().flatten().collect::<Vec<_>>().join("/");
+                location["logicalLocations"] = json!([{"fullyQualifiedName": fq, "kind": "object"}]);
+            }
+            result["locations"] = json!([location]);
+            // Fingerprint on rule, file and the text of the line, not the line number, so
+            // alerts survive unrelated edits above them.
+            let line_text = d
+                .location
+                .and_then(|l| r.files.get(l.file))
+                .zip(loc.as_ref())
+                .map_or(String::new(), |(f, l)| f.source.line_text(l.line).trim().to_string());
+            let file = loc.as_ref().map_or(String::new(), |l| l.file.clone());
+            let h = fnv(&format!("{}\u{0}{file}\u{0}{line_text}\u{0}{}", d.rule, d.bundle.as_deref().unwrap_or("")));
+            let n = seen.entry((file, h)).or_insert(0);
+            *n += 1;
+            result["partialFingerprints"] = json!({"primaryLocationLineHash": format!("{h:016x}:{n}")});
+            if !d.related.is_empty() {
+                let rel: Vec<Value> = d
+                    .related
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, rel)| {
+                        let l = resolve(r.files, rel.location)?;
+                        Some(json!({
+                            "id": i,
+                            "message": {"text": rel.message},
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": uri(&l.file), "uriBaseId": "%SRCROOT%"},
+                                "region": {"startLine": l.line, "startColumn": l.column},
+                            }
+                        }))
+                    })
+                    .collect();
+                if !rel.is_empty() {
+                    result["relatedLocations"] = json!(rel);
+                }
+            }
+            result
+        })
+        .collect();
+    let cwd = std::env::current_dir()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
+    let root_uri = format!(
+        "file://{}{}/",
+        if cwd.starts_with('/') { "" } else { "/" },
+        uri(&cwd)
+    );
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "olmlint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": descriptors,
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+            "invocations": [{"executionSuccessful": true, "workingDirectory": {"uri": root_uri}}],
+            "automationDetails": {"id": "olmlint/"},
+            "results": results,
+        }]
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}

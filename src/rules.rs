@@ -1,0 +1,91 @@
+//! The rule registry, parsed from the embedded `rules/<ID>.md` documents.
+
+use crate::diag::Severity;
+use std::sync::OnceLock;
+
+include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+
+pub const DOCS_BASE: &str = "https://github.com/olmlint/olmlint/blob/main/rules";
+
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub id: &'static str,
+    pub name: String,
+    pub severity: Severity,
+    /// Off unless enabled in the configuration.
+    pub enabled: bool,
+    pub summary: String,
+    /// The Markdown body (after the front matter).
+    pub body: &'static str,
+}
+
+impl Rule {
+    pub fn url(&self) -> String {
+        format!("{DOCS_BASE}/{}.md", self.id)
+    }
+
+    /// Text of a `## <title>` section of the body.
+    pub fn section(&self, title: &str) -> Option<&'static str> {
+        let start = self.body.find(&format!("## {title}"))?;
+        let rest = self.body.get(start..)?;
+        let body_start = rest.find('\n').map_or(rest.len(), |i| i + 1);
+        let rest = rest.get(body_start..)?;
+        let end = rest.find("\n## ").map_or(rest.len(), |i| i + 1);
+        rest.get(..end).map(str::trim)
+    }
+}
+
+pub fn all() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        RULE_DOCS
+            .iter()
+            .filter_map(|(id, doc)| parse(id, doc))
+            .collect()
+    })
+}
+
+pub fn get(id: &str) -> Option<&'static Rule> {
+    all()
+        .iter()
+        .find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
+}
+
+fn parse(id: &'static str, doc: &'static str) -> Option<Rule> {
+    let rest = doc.strip_prefix("---\n")?;
+    let end = rest.find("\n---\n")?;
+    let (front, body) = (rest.get(..end)?, rest.get(end + 5..)?);
+    let field = |k: &str| {
+        front.lines().find_map(|l| {
+            l.strip_prefix(k)
+                .and_then(|v| v.strip_prefix(':'))
+                .map(|v| v.trim().to_string())
+        })
+    };
+    Some(Rule {
+        id,
+        name: field("name")?,
+        severity: field("severity")
+            .and_then(|s| Severity::parse(&s))
+            .unwrap_or(Severity::Error),
+        enabled: field("enabled").is_none_or(|v| v != "false"),
+        summary: field("summary").unwrap_or_default(),
+        body,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_doc_parses_and_ids_match() {
+        assert_eq!(super::all().len(), super::RULE_DOCS.len());
+        for r in super::all() {
+            assert!(!r.summary.is_empty(), "{} has no summary", r.id);
+            assert!(
+                r.section("Why OLM cares").is_some(),
+                "{} lacks 'Why OLM cares'",
+                r.id
+            );
+        }
+    }
+}

@@ -1,0 +1,4 @@
+//! I/O-free semantic cores: OLM's version ranges and versions, constraints, CEL and SAT.
+
+pub mod range;
+pub mod version;

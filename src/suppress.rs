@@ -1,0 +1,134 @@
+//! Inline suppressions: `# olmlint: ignore[OLM201,OLM304] reason` on the offending line or the
+//! line above it. A reason is required; a suppression that suppresses nothing is OLM010.
+
+use crate::diag::Diagnostic;
+use crate::load::tree::Span;
+use crate::load::{Format, LoadedFile};
+
+#[derive(Debug)]
+pub struct Suppression {
+    pub file: usize,
+    pub line: u32,
+    pub rules: Vec<String>,
+    pub reason: String,
+    pub span: Span,
+}
+
+const MARKER: &str = "olmlint:";
+
+pub fn collect(files: &[LoadedFile]) -> Vec<Suppression> {
+    let mut out = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        if f.format != Format::Yaml {
+            continue;
+        }
+        let text = f.source.text.as_str();
+        let mut from = 0;
+        while let Some(i) = text.get(from..).and_then(|t| t.find(MARKER)) {
+            let at = from + i;
+            from = at + MARKER.len();
+            let line_start = text
+                .get(..at)
+                .and_then(|t| t.rfind('\n'))
+                .map_or(0, |p| p + 1);
+            let before = text.get(line_start..at).unwrap_or("");
+            let Some(hash) = before.rfind('#') else {
+                continue;
+            };
+            let is_comment = before.get(hash + 1..).is_some_and(|s| s.trim().is_empty())
+                && (hash == 0 || before.get(..hash).is_some_and(|s| s.ends_with([' ', '\t'])));
+            if !is_comment {
+                continue;
+            }
+            let line_end = text
+                .get(at..)
+                .and_then(|t| t.find('\n'))
+                .map_or(text.len(), |p| at + p);
+            let body = text.get(at + MARKER.len()..line_end).unwrap_or("").trim();
+            let Some(rest) = body.strip_prefix("ignore[") else {
+                continue;
+            };
+            let Some(close) = rest.find(']') else {
+                continue;
+            };
+            let rules = rest
+                .get(..close)
+                .unwrap_or("")
+                .split(',')
+                .map(|r| r.trim().to_string())
+                .filter(|r| !r.is_empty())
+                .collect();
+            let reason = rest.get(close + 1..).unwrap_or("").trim().to_string();
+            let line = f.source.position(at).line;
+            out.push(Suppression {
+                file: fi,
+                line,
+                rules,
+                reason,
+                span: Span::new(line_start + hash, line_end),
+            });
+        }
+    }
+    out
+}
+
+fn matches(rule: &str, d: &Diagnostic) -> bool {
+    rule.eq_ignore_ascii_case(d.rule) || rule == d.rule_name()
+}
+
+/// Drop suppressed findings; report suppressions without a reason or without effect.
+pub fn apply(
+    diags: Vec<Diagnostic>,
+    files: &[LoadedFile],
+    sups: &[Suppression],
+) -> Vec<Diagnostic> {
+    if sups.is_empty() {
+        return diags;
+    }
+    let mut used = vec![false; sups.len()];
+    let mut kept = Vec::with_capacity(diags.len());
+    for d in diags {
+        let hit = d.location.and_then(|loc| {
+            let line = files.get(loc.file)?.source.position(loc.span.start()).line;
+            sups.iter().position(|s| {
+                s.file == loc.file
+                    && !s.reason.is_empty()
+                    && (s.line == line || s.line + 1 == line)
+                    && s.rules.iter().any(|r| matches(r, &d))
+            })
+        });
+        match hit {
+            Some(i) => {
+                if let Some(u) = used.get_mut(i) {
+                    *u = true;
+                }
+            }
+            None => kept.push(d),
+        }
+    }
+    for (s, used) in sups.iter().zip(used) {
+        let d = if s.reason.is_empty() {
+            Diagnostic::new("OLM010", "suppression has no reason, so it is not applied")
+                .help("Write why the finding is acceptable after the bracket: `# olmlint: ignore[OLM304] pinned on purpose, see #123`.")
+        } else if s.rules.is_empty() || s.rules.iter().any(|r| crate::rules::get(r).is_none()) {
+            let bad: Vec<&str> = s
+                .rules
+                .iter()
+                .filter(|r| crate::rules::get(r).is_none())
+                .map(String::as_str)
+                .collect();
+            Diagnostic::new(
+                "OLM010",
+                format!("suppression names no known rule ({})", bad.join(", ")),
+            )
+            .help("List rule IDs like `ignore[OLM201]`; `olmlint rules` shows them all.")
+        } else if !used {
+            Diagnostic::new("OLM010", format!("suppression of {} matches no finding", s.rules.join(", ")))
+                .help("Nothing on this line or the next is reported for these rules any more; remove the comment.")
+        } else {
+            continue;
+        };
+        kept.push(d.at(s.file, s.span));
+    }
+    kept
+}
