@@ -3,7 +3,7 @@
 //! against `schemas/olmlint-config.schema.json`, with mistakes reported as OLM011.
 
 use crate::diag::{Diagnostic, Severity};
-use crate::load::tree::Node;
+use crate::load::tree::{Node, Value};
 use crate::load::{parse_bytes, Limits, LoadedFile, Role};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
@@ -68,6 +68,7 @@ impl Config {
             return Err(format!("{}: {}", file.source.display, p.message));
         }
         let root = file.docs.first().and_then(|d| d.root.as_ref());
+
         if let Some(root) = root {
             cfg.validate(root, &mut diags);
             cfg.read(root, &mut diags);
@@ -114,12 +115,20 @@ impl Config {
                 unknown_rule(&e.key, &e.value, diags);
                 continue;
             };
-            let level = e
-                .value
-                .as_str()
-                .or_else(|| e.value.get("level").and_then(Node::as_str));
-            if let Some(level) = level {
-                self.levels.insert(rule.id, Severity::parse(level));
+            // YAML 1.1 reads a bare `off` as false.
+            let level = if e.value.as_map().is_some() {
+                e.value.get("level")
+            } else {
+                Some(&e.value)
+            };
+            match level.map(|n| &n.value) {
+                Some(Value::String(l)) => {
+                    self.levels.insert(rule.id, Severity::parse(l));
+                }
+                Some(Value::Bool(on)) => {
+                    self.levels.insert(rule.id, on.then_some(rule.severity));
+                }
+                _ => {}
             }
             if let Some(serde_json::Value::Object(m)) =
                 e.value.as_map().and_then(|_| e.value.to_json())

@@ -5,6 +5,7 @@ use crate::config::Config;
 use crate::diag::Diagnostic;
 use crate::load::{self, LoadedFile};
 use crate::report::Summary;
+use rayon::prelude::*;
 use std::path::PathBuf;
 
 #[derive(Debug, Default, Clone)]
@@ -74,25 +75,54 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             d
         }));
     }
-    let catalog = crate::model::build(&files, &mut diags);
-    let ctx = Ctx {
-        files: &files,
-        catalog: &catalog,
-        config: &config,
-    };
-    diags.extend(check::run(&ctx));
+    // One catalog per command-line path; catalogs are modelled and checked in parallel.
+    let scopes: std::collections::BTreeSet<usize> = files
+        .iter()
+        .filter(|f| f.role != load::Role::Config)
+        .map(|f| f.scope)
+        .collect();
+    let per_scope: Vec<(Vec<Diagnostic>, [usize; 3])> = scopes
+        .par_iter()
+        .map(|&scope| {
+            let mut diags = Vec::new();
+            let catalog = crate::model::build(&files, scope, &mut diags);
+            let index = crate::model::index::Index::new(&catalog);
+            let ctx = Ctx {
+                files: &files,
+                catalog: &catalog,
+                config: &config,
+                index: &index,
+                scope,
+            };
+            diags.extend(check::run(&ctx));
+            (
+                diags,
+                [
+                    catalog.documents,
+                    catalog.packages.len(),
+                    catalog.bundles.len(),
+                ],
+            )
+        })
+        .collect();
+    let mut counts = [0usize; 3];
+    for (d, c) in per_scope {
+        diags.extend(d);
+        for (total, n) in counts.iter_mut().zip(c) {
+            *total += n;
+        }
+    }
     let diags = config.apply(diags, &files);
     let sups = crate::suppress::collect(&files);
     let mut diags = crate::suppress::apply(diags, &files, &sups);
     let diags = config.apply(std::mem::take(&mut diags), &files);
     let mut summary = Summary {
         files: lint_file_count,
-        documents: catalog.documents,
-        packages: catalog.packages.len(),
-        bundles: catalog.bundles.len(),
+        documents: counts[0],
+        packages: counts[1],
+        bundles: counts[2],
         ..Default::default()
     };
-    drop(catalog);
     let mut diags = diags;
     crate::report::sort(&mut diags, &files);
     summary.count(&diags);

@@ -8,7 +8,10 @@ use crate::load::{Format, LoadedFile};
 #[derive(Debug)]
 pub struct Suppression {
     pub file: usize,
+    /// The comment's own line.
     pub line: u32,
+    /// Lines it covers: the annotated line and the more-indented lines that follow it.
+    pub scope: (u32, u32),
     pub rules: Vec<String>,
     pub reason: String,
     pub span: Span,
@@ -60,9 +63,12 @@ pub fn collect(files: &[LoadedFile]) -> Vec<Suppression> {
                 .collect();
             let reason = rest.get(close + 1..).unwrap_or("").trim().to_string();
             let line = f.source.position(at).line;
+            let own_line_is_comment = before.get(..hash).is_none_or(|s| s.trim().is_empty());
+            let scope = scope_of(&f.source, if own_line_is_comment { line + 1 } else { line });
             out.push(Suppression {
                 file: fi,
                 line,
+                scope,
                 rules,
                 reason,
                 span: Span::new(line_start + hash, line_end),
@@ -70,6 +76,39 @@ pub fn collect(files: &[LoadedFile]) -> Vec<Suppression> {
         }
     }
     out
+}
+
+/// The annotated line (the first non-blank, non-comment line from `from`) and the lines after
+/// it that belong to the YAML node it starts: deeper-indented lines, plus `- ` items at the
+/// same indent when the line opens a block (`key:`).
+fn scope_of(src: &crate::load::source::SourceFile, from: u32) -> (u32, u32) {
+    let lead = |l: &str| l.len() - l.trim_start().len();
+    let skip = |l: &str| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#')
+    };
+    let total = src.line_count() as u32;
+    let mut first = from;
+    while first < total && skip(src.line_text(first)) {
+        first += 1;
+    }
+    let head = src.line_text(first);
+    let base = lead(head);
+    let opens_block = head.trim_end().ends_with(':');
+    let mut last = first;
+    for l in first + 1..=total {
+        let text = src.line_text(l);
+        if skip(text) {
+            continue;
+        }
+        let inside = lead(text) > base
+            || (opens_block && lead(text) == base && text.trim_start().starts_with("- "));
+        if !inside {
+            break;
+        }
+        last = l;
+    }
+    (first, last)
 }
 
 fn matches(rule: &str, d: &Diagnostic) -> bool {
@@ -93,7 +132,7 @@ pub fn apply(
             sups.iter().position(|s| {
                 s.file == loc.file
                     && !s.reason.is_empty()
-                    && (s.line == line || s.line + 1 == line)
+                    && (s.line == line || (s.scope.0..=s.scope.1).contains(&line))
                     && s.rules.iter().any(|r| matches(r, &d))
             })
         });

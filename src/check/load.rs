@@ -5,7 +5,12 @@ use super::Ctx;
 use crate::diag::Diagnostic;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    for (fi, f) in ctx.files.iter().enumerate() {
+    for (fi, f) in ctx
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.scope == ctx.scope)
+    {
         for p in &f.problems {
             out.push(
                 Diagnostic::new(p.rule, p.message.clone())

@@ -2,6 +2,7 @@
 //! a spanned tree. Parsing runs in parallel; results come back sorted by path.
 
 pub mod json;
+pub mod scalar;
 pub mod source;
 pub mod tree;
 pub mod walk;
@@ -90,6 +91,8 @@ pub enum Role {
 #[derive(Debug)]
 pub struct LoadedFile {
     pub source: SourceFile,
+    /// Which catalog (command-line path) the file belongs to.
+    pub scope: usize,
     pub format: Format,
     pub role: Role,
     pub docs: Vec<RawDoc>,
@@ -112,8 +115,8 @@ pub struct Loaded {
 pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     let mut io_problems = Vec::new();
     let mut found = Vec::new();
-    for p in paths {
-        walk::collect(p, &mut found, &mut io_problems);
+    for (scope, p) in paths.iter().enumerate() {
+        walk::collect(p, scope, &mut found, &mut io_problems);
     }
     found.sort_by(|a, b| a.display.cmp(&b.display));
     found.dedup_by(|a, b| a.path == b.path);
@@ -154,6 +157,7 @@ fn load_file(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> 
         );
         return Ok(LoadedFile {
             source,
+            scope: f.scope,
             format: Format::Yaml,
             role: f.role.clone(),
             docs: vec![],
@@ -161,13 +165,15 @@ fn load_file(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> 
         });
     }
     let bytes = std::fs::read(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
-    Ok(parse_bytes(
+    let mut file = parse_bytes(
         f.display.clone(),
         f.path.clone(),
         f.role.clone(),
         bytes,
         limits,
-    ))
+    );
+    file.scope = f.scope;
+    Ok(file)
 }
 
 /// Parse file contents (also used by tests and fuzzing).
@@ -192,6 +198,7 @@ pub fn parse_bytes(
             let source = SourceFile::new(display, path, text);
             return LoadedFile {
                 source,
+                scope: 0,
                 format: Format::Yaml,
                 role,
                 docs: vec![],
@@ -232,6 +239,7 @@ pub fn parse_bytes(
     };
     LoadedFile {
         source,
+        scope: 0,
         format,
         role,
         docs,

@@ -11,6 +11,8 @@ pub struct Found {
     pub display: String,
     pub role: Role,
     pub size: u64,
+    /// Index of the command-line path the file was found under: one catalog per path.
+    pub scope: usize,
 }
 
 pub fn is_bundle_dir(dir: &Path) -> bool {
@@ -18,7 +20,7 @@ pub fn is_bundle_dir(dir: &Path) -> bool {
         || dir.join("metadata").join("annotations.yml").is_file()
 }
 
-pub fn collect(root: &Path, out: &mut Vec<Found>, problems: &mut Vec<IoProblem>) {
+pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut Vec<IoProblem>) {
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
         Err(e) => {
@@ -41,6 +43,7 @@ pub fn collect(root: &Path, out: &mut Vec<Found>, problems: &mut Vec<IoProblem>)
             display: display_path(root),
             role,
             size: meta.len(),
+            scope,
         });
         return;
     }
@@ -72,7 +75,13 @@ pub fn collect(root: &Path, out: &mut Vec<Found>, problems: &mut Vec<IoProblem>)
             }
             continue;
         }
-        if entry.file_name() == ".indexignore" {
+        // olmlint's own configuration is not catalog content (list it in .indexignore so
+        // opm skips it too when it lives inside the catalog tree).
+        if entry.file_name() == ".indexignore"
+            || crate::config::FILE_NAMES
+                .iter()
+                .any(|n| entry.file_name() == *n)
+        {
             continue;
         }
         // Symlinks are read when they point at files (opm's ReadFile follows them) and never
@@ -98,6 +107,7 @@ pub fn collect(root: &Path, out: &mut Vec<Found>, problems: &mut Vec<IoProblem>)
             display: display_path(path),
             role,
             size,
+            scope,
         });
     }
 }

@@ -10,9 +10,15 @@ use std::path::PathBuf;
 
 const PACKAGE_ANNOTATION: &str = "operators.operatorframework.io.bundle.package.v1";
 
-pub fn load_all<'a>(files: &'a [LoadedFile], cat: &mut Catalog<'a>, diags: &mut Vec<Diagnostic>) {
+pub fn load_all<'a>(
+    files: &'a [LoadedFile],
+    scope: usize,
+    cat: &mut Catalog<'a>,
+    diags: &mut Vec<Diagnostic>,
+) {
     let mut roots: Vec<&PathBuf> = files
         .iter()
+        .filter(|f| f.scope == scope)
         .filter_map(|f| match &f.role {
             Role::Bundle(r) => Some(r),
             Role::Fbc | Role::Config => None,
@@ -25,10 +31,10 @@ pub fn load_all<'a>(files: &'a [LoadedFile], cat: &mut Catalog<'a>, diags: &mut 
     }
 }
 
-fn docs_in<'a>(files: &'a [LoadedFile], root: &PathBuf) -> Vec<DocRef<'a>> {
+fn docs_in<'a>(files: &'a [LoadedFile], root: &std::path::Path) -> Vec<DocRef<'a>> {
     let mut out = Vec::new();
     for (fi, f) in files.iter().enumerate() {
-        if f.role != Role::Bundle(root.clone()) {
+        if !matches!(&f.role, Role::Bundle(r) if r == root) {
             continue;
         }
         for d in &f.docs {
@@ -81,7 +87,7 @@ fn owned_str(span: Span, s: &str) -> Node {
 
 fn load_one<'a>(
     files: &'a [LoadedFile],
-    root: &PathBuf,
+    root: &std::path::Path,
     cat: &mut Catalog<'a>,
     diags: &mut Vec<Diagnostic>,
 ) {

@@ -4,12 +4,15 @@
 
 pub mod bundle_dir;
 mod decode;
+pub mod formats;
+pub mod index;
 
 use crate::diag::{pointer_segment, Diagnostic};
 use crate::load::tree::{Node, Span};
 use crate::load::{LoadedFile, Role};
 use std::borrow::Cow;
 
+pub use decode::coercion as decode_coercion;
 pub use decode::Str;
 
 /// A document of a file.
@@ -36,6 +39,12 @@ pub struct ChannelEntry<'a> {
     pub replaces: Option<Str<'a>>,
     pub skips: Vec<Str<'a>>,
     pub skip_range: Option<Str<'a>>,
+}
+
+impl<'a> ChannelEntry<'a> {
+    pub fn name(&self) -> &'a str {
+        self.name.map_or("", |n| n.value)
+    }
 }
 
 #[derive(Debug)]
@@ -145,10 +154,14 @@ impl<'a> Catalog<'a> {
 }
 
 /// Build the model from loaded files; decoding problems come back as diagnostics.
-pub fn build<'a>(files: &'a [LoadedFile], diags: &mut Vec<Diagnostic>) -> Catalog<'a> {
+pub fn build<'a>(
+    files: &'a [LoadedFile],
+    scope: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Catalog<'a> {
     let mut cat = Catalog::default();
     for (fi, f) in files.iter().enumerate() {
-        if f.role != Role::Fbc {
+        if f.role != Role::Fbc || f.scope != scope {
             continue;
         }
         for d in &f.docs {
@@ -180,7 +193,7 @@ pub fn build<'a>(files: &'a [LoadedFile], diags: &mut Vec<Diagnostic>) -> Catalo
             );
         }
     }
-    bundle_dir::load_all(files, &mut cat, diags);
+    bundle_dir::load_all(files, scope, &mut cat, diags);
     cat
 }
 

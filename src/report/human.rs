@@ -118,7 +118,10 @@ impl miette::Diagnostic for View<'_> {
             (s, len),
         )];
         for rel in &self.d.related {
-            if let Some(rl) = rel.location.filter(|l| l.file == loc.file) {
+            if let Some(rl) = rel
+                .location
+                .filter(|l| l.file == loc.file && l.span != loc.span)
+            {
                 let (s, len) = clip(rl.span.start(), rl.span.end());
                 labels.push(LabeledSpan::new_with_span(
                     Some(rel.message.clone()),

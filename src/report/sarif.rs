@@ -27,6 +27,13 @@ pub fn uri(path: &str) -> String {
     out
 }
 
+/// Insert into a JSON object (no-op on other values).
+fn set(v: &mut Value, key: &str, x: Value) {
+    if let Value::Object(m) = v {
+        m.insert(key.to_string(), x);
+    }
+}
+
 /// FNV-1a, stable across runs and platforms.
 fn fnv(s: &str) -> u64 {
     s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
@@ -74,7 +81,7 @@ pub fn render(r: &Report<'_>) -> String {
                 "message": {"text": text},
             });
             if let Some(i) = rule_index {
-                result["ruleIndex"] = json!(i);
+                set(&mut result, "ruleIndex", json!(i));
             }
             let location = match &loc {
                 Some(l) => json!({
@@ -88,9 +95,9 @@ pub fn render(r: &Report<'_>) -> String {
             let mut location = location;
             if d.package.is_some() || d.bundle.is_some() {
                 let fq = [d.package.as_deref(), d.bundle.as_deref()].into_iter().flatten().collect::<Vec<_>>().join("/");
-                location["logicalLocations"] = json!([{"fullyQualifiedName": fq, "kind": "object"}]);
+                set(&mut location, "logicalLocations", json!([{"fullyQualifiedName": fq, "kind": "object"}]));
             }
-            result["locations"] = json!([location]);
+            set(&mut result, "locations", json!([location]));
             // Fingerprint on rule, file and the text of the line, not the line number, so
             // alerts survive unrelated edits above them.
             let line_text = d
@@ -102,7 +109,7 @@ pub fn render(r: &Report<'_>) -> String {
             let h = fnv(&format!("{}\u{0}{file}\u{0}{line_text}\u{0}{}", d.rule, d.bundle.as_deref().unwrap_or("")));
             let n = seen.entry((file, h)).or_insert(0);
             *n += 1;
-            result["partialFingerprints"] = json!({"primaryLocationLineHash": format!("{h:016x}:{n}")});
+            set(&mut result, "partialFingerprints", json!({"primaryLocationLineHash": format!("{h:016x}:{n}")}));
             if !d.related.is_empty() {
                 let rel: Vec<Value> = d
                     .related
@@ -121,7 +128,7 @@ pub fn render(r: &Report<'_>) -> String {
                     })
                     .collect();
                 if !rel.is_empty() {
-                    result["relatedLocations"] = json!(rel);
+                    set(&mut result, "relatedLocations", json!(rel));
                 }
             }
             result

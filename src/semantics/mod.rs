@@ -1,4 +1,5 @@
 //! I/O-free semantic cores: OLM's version ranges and versions, constraints, CEL and SAT.
 
+pub mod cel;
 pub mod range;
 pub mod version;

@@ -1,0 +1,347 @@
+//! OLM104 bundle-invalid and OLM106 duplicate-version: bundle blobs opm rejects.
+//! (Versions that are not strict semver are OLM305.)
+
+use super::Ctx;
+use crate::diag::{Diagnostic, Location};
+use crate::model::formats::image_reference_error;
+use crate::model::Bundle;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    // Bundles named by channel entries, per package.
+    let mut in_channels: HashSet<(&str, &str)> = HashSet::new();
+    for c in &ctx.catalog.channels {
+        let pkg = c.package.map_or("", |p| p.value);
+        for e in &c.entries {
+            if let Some(n) = e.name {
+                in_channels.insert((pkg, n.value));
+            }
+        }
+    }
+    let mut seen: HashMap<(&str, &str), Location> = HashMap::new();
+    for b in ctx.catalog.bundles.iter().filter(|b| !b.from_directory) {
+        bundle(ctx, b, &in_channels, &mut seen, out);
+    }
+    empty_skips(ctx, out);
+    if ctx.complete() {
+        entries_without_bundles(ctx, out);
+    }
+    duplicate_versions(ctx, out);
+}
+
+fn bundle<'a>(
+    ctx: &Ctx<'a>,
+    b: &'a Bundle<'a>,
+    in_channels: &HashSet<(&str, &str)>,
+    seen: &mut HashMap<(&'a str, &'a str), Location>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let file = b.doc.file;
+    let (pkg, name) = (b.package(), b.name());
+    let d = |msg: String| {
+        Diagnostic::new("OLM104", msg)
+            .package(Some(pkg).filter(|p| !p.is_empty()))
+            .bundle(Some(name).filter(|n| !n.is_empty()))
+    };
+    let at_doc = b.doc.node.span;
+    if name.is_empty() {
+        out.push(
+            d("invalid bundle: name must be set".into())
+                .at(file, at_doc)
+                .pointer("/name")
+                .help("Add `name:` (conventionally `<package>.v<version>`)."),
+        );
+    }
+    if pkg.is_empty() {
+        out.push(
+            d(format!("package name must be set for bundle {name:?}"))
+                .at(file, at_doc)
+                .pointer("/package")
+                .help("Add `package:` naming the bundle's package."),
+        );
+    } else if !ctx.index.packages.contains_key(pkg) && ctx.complete() {
+        out.push(
+            d(format!("unknown package {pkg:?} for bundle {name:?}"))
+                .at(file, b.package.map_or(at_doc, |p| p.node.span))
+                .pointer("/package")
+                .help("Declare the package with an `olm.package` document, or fix the name."),
+        );
+    }
+    if !name.is_empty() {
+        let here = Location {
+            file,
+            span: b.name.map_or(at_doc, |n| n.node.span),
+        };
+        if let Some(prev) = seen.get(&(pkg, name)) {
+            out.push(
+                d(format!("package {pkg:?} has duplicate bundle {name:?}"))
+                    .at(file, here.span)
+                    .pointer("/name")
+                    .related("first declared here", Some(*prev))
+                    .help("Bundle names are unique within a package; remove or rename one."),
+            );
+        } else {
+            seen.insert((pkg, name), here);
+        }
+    }
+    // Exactly one olm.package property naming this package.
+    let pkg_props: Vec<_> = b.properties_of("olm.package").collect();
+    if pkg_props.len() != 1 {
+        let at = pkg_props.get(1).map_or(
+            b.doc
+                .node
+                .get_folded("properties")
+                .map_or(at_doc, |e| e.key_span),
+            |p| p.span(),
+        );
+        out.push(
+            d(format!("package {pkg:?} bundle {name:?} must have exactly 1 \"olm.package\" property, found {}", pkg_props.len()))
+                .at(file, at)
+                .pointer(pkg_props.get(1).map_or("/properties".to_string(), |p| p.pointer.clone()))
+                .help("Each bundle carries one `olm.package` property `{packageName, version}`; it is what OLM resolves versions against."),
+        );
+    }
+    if let Some(p) = pkg_props.first() {
+        let named = p
+            .value
+            .as_deref()
+            .and_then(|v| v.get_folded("packageName"))
+            .and_then(|e| e.value.as_str().map(|s| (s, e.value.span)));
+        let (value, span) = named.unwrap_or(("", p.span()));
+        if !pkg.is_empty() && value != pkg {
+            out.push(
+                d(format!(
+                    "package {pkg:?} does not match \"olm.package\" property {value:?}"
+                ))
+                .at(file, span)
+                .pointer(format!("{}/packageName", p.value_pointer()))
+                .help(format!(
+                    "Set `packageName: {pkg}` in the `olm.package` property."
+                )),
+            );
+        }
+        release_rules(b, p, &d, out);
+    }
+    // Image and related images.
+    let has_objects = b.properties_of("olm.bundle.object").next().is_some();
+    match b.image.filter(|i| !i.value.is_empty()) {
+        None if !has_objects => out.push(
+            d(format!("invalid bundle {name:?}: bundle image must be set"))
+                .at(file, b.image.map_or(at_doc, |i| i.node.span))
+                .pointer("/image")
+                .help("Set `image:` to the bundle image pull spec (only bundles carrying `olm.bundle.object` properties may omit it)."),
+        ),
+        Some(img) => {
+            if let Some(err) = image_reference_error(img.value) {
+                out.push(
+                    d(format!("package {pkg:?} bundle {name:?} image: invalid image pull spec {:?}: {err}", img.value))
+                        .at(file, img.node.span)
+                        .pointer("/image")
+                        .help("Use a full reference such as `quay.io/org/bundle@sha256:<digest>` or `…:tag`."),
+                );
+            }
+        }
+        None => {}
+    }
+    for (i, (_, img)) in b.related_images.iter().enumerate() {
+        if let Some(img) = img.filter(|i| !i.value.is_empty()) {
+            if let Some(err) = image_reference_error(img.value) {
+                out.push(
+                    d(format!("package {pkg:?} bundle {name:?} relatedImages[{i}]: invalid image pull spec {:?}: {err}", img.value))
+                        .at(file, img.node.span)
+                        .pointer(format!("/relatedImages/{i}/image"))
+                        .help("Related images must be valid pull specs; mirroring tools copy them."),
+                );
+            }
+        }
+    }
+    if !name.is_empty() && !pkg.is_empty() && !in_channels.contains(&(pkg, name)) && ctx.complete()
+    {
+        out.push(
+            d(format!(
+                "package {pkg:?}, bundle {name:?} not found in any channel entries"
+            ))
+            .at(file, b.name.map_or(at_doc, |n| n.node.span))
+            .pointer("/name")
+            .help("Add the bundle to a channel's `entries:`, or remove the bundle."),
+        );
+    }
+}
+
+/// The `release` field of `olm.package` (newer opm): format, name, build-metadata rules.
+fn release_rules(
+    b: &Bundle<'_>,
+    p: &crate::model::Property<'_>,
+    d: &dyn Fn(String) -> Diagnostic,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(v) = p.value.as_deref() else { return };
+    let Some(rel) = v
+        .get_folded("release")
+        .and_then(|e| e.value.as_str().map(|s| (s, e.value.span)))
+    else {
+        return;
+    };
+    let (release, span) = rel;
+    if release.is_empty() {
+        return;
+    }
+    let file = p.file;
+    let ident_ok = |s: &str| {
+        !s.is_empty()
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !(s.len() > 1 && s.starts_with('0') && s.chars().all(|c| c.is_ascii_digit()))
+    };
+    let bad = release.len() > 20 || !release.split('.').all(ident_ok);
+    let name = b.name();
+    if bad {
+        out.push(
+            d(format!("error parsing bundle {name:?} release version {release:?}: must be dot-separated alphanumeric identifiers without leading zeros, at most 20 characters"))
+                .at(file, span)
+                .pointer(format!("{}/release", p.value_pointer()))
+                .help("Use a release such as `1` or `2.hotfix`."),
+        );
+    }
+    let version = b.version().map_or("", |v| v.value);
+    if version.contains('+') {
+        out.push(
+            d(format!("invalid bundle {name:?}: cannot use build metadata in version with a release version"))
+                .at(file, span)
+                .pointer(format!("{}/release", p.value_pointer()))
+                .help("Drop the `+build` part of `version` or the `release`."),
+        );
+    }
+    let expected = format!("{}-v{version}-{release}", b.package());
+    if name != expected {
+        out.push(
+            d(format!("invalid bundle {name:?}: name {name:?} does not match normalized name {expected:?}"))
+                .at(file, b.name.map_or(span, |n| n.node.span))
+                .pointer("/name")
+                .help(format!("With a `release`, the bundle must be named `{expected}`.")),
+        );
+    }
+}
+
+/// `skips: [""]` (opm: `skip[i] is empty`).
+fn empty_skips(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for c in &ctx.catalog.channels {
+        let pkg = c.package.map_or("", |p| p.value);
+        for e in &c.entries {
+            let name = e.name.map_or("", |n| n.value);
+            for (j, s) in e
+                .skips
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.value.is_empty())
+            {
+                out.push(
+                    Diagnostic::new(
+                        "OLM104",
+                        format!("invalid bundle {name:?}: skip[{j}] is empty"),
+                    )
+                    .at(c.doc.file, s.node.span)
+                    .pointer(format!("/entries/{}/skips/{j}", e.index))
+                    .package(Some(pkg))
+                    .bundle(Some(name))
+                    .help("Remove the empty `skips` item."),
+                );
+            }
+        }
+    }
+}
+
+/// Channel entries that name no bundle of their package.
+fn entries_without_bundles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let mut missing: BTreeMap<&str, Vec<(&str, Location, String)>> = BTreeMap::new();
+    for c in &ctx.catalog.channels {
+        let pkg = c.package.map_or("", |p| p.value);
+        if !ctx.index.packages.contains_key(pkg) {
+            continue;
+        }
+        for e in &c.entries {
+            let Some(n) = e.name.filter(|n| !n.value.is_empty()) else {
+                continue;
+            };
+            if !ctx.index.bundle.contains_key(&(pkg, n.value)) {
+                missing.entry(pkg).or_default().push((
+                    n.value,
+                    Location {
+                        file: c.doc.file,
+                        span: n.node.span,
+                    },
+                    format!("/entries/{}/name", e.index),
+                ));
+            }
+        }
+    }
+    for (pkg, list) in missing {
+        let mut names: Vec<&str> = list.iter().map(|(n, _, _)| *n).collect();
+        names.sort_unstable();
+        names.dedup();
+        for (n, loc, pointer) in &list {
+            out.push(
+                Diagnostic::new(
+                    "OLM104",
+                    format!(
+                        "no olm.bundle blobs found in package {pkg:?} for olm.channel entries [{}]",
+                        names.join(" ")
+                    ),
+                )
+                .at(loc.file, loc.span)
+                .pointer(pointer.clone())
+                .package(Some(pkg))
+                .bundle(Some(n))
+                .help(format!(
+                    "Add the `olm.bundle` document for {n}, or remove it from the channel."
+                )),
+            );
+        }
+    }
+}
+
+/// OLM106: two bundles of one package with the same version string (+release).
+fn duplicate_versions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for (pkg, idxs) in &ctx.index.bundles_by_package {
+        let mut by_version: BTreeMap<String, Vec<&Bundle<'_>>> = BTreeMap::new();
+        for b in idxs.iter().filter_map(|&i| ctx.catalog.bundles.get(i)) {
+            let Some(v) = b.version() else { continue };
+            let release = b
+                .properties_of("olm.package")
+                .next()
+                .and_then(|p| {
+                    p.value
+                        .as_deref()?
+                        .get_folded("release")?
+                        .value
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .filter(|r| !r.is_empty());
+            let key = match release {
+                Some(r) => format!("{}-{r}", v.value),
+                None => v.value.to_string(),
+            };
+            by_version.entry(key).or_default().push(b);
+        }
+        for (v, bundles) in by_version.into_iter().filter(|(_, b)| b.len() > 1) {
+            let names: Vec<&str> = bundles.iter().map(|b| b.name()).collect();
+            for b in bundles.iter().skip(1) {
+                let mut d = Diagnostic::new("OLM106", format!("duplicate versions found in bundles: [{{{v}: [{}]}}]", names.join(", ")))
+                    .at(b.doc.file, b.version().map_or(b.doc.node.span, |x| x.node.span))
+                    .package(Some(pkg))
+                    .bundle(Some(b.name()))
+                    .help("Every bundle of a package needs a distinct version; OLM orders upgrades and resolves ranges by it.");
+                if let Some(first) = bundles.first() {
+                    d = d.related(
+                        format!("{} has the same version", first.name()),
+                        first.version().map(|x| Location {
+                            file: first.doc.file,
+                            span: x.node.span,
+                        }),
+                    );
+                }
+                out.push(d);
+            }
+        }
+    }
+}

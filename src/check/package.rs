@@ -1,0 +1,190 @@
+//! OLM101 package-invalid, OLM102 default-channel.
+
+use super::Ctx;
+use crate::diag::{Diagnostic, Severity};
+use crate::model::formats::{base64_decode, dns1123_label_ok, DNS1123_MESSAGE};
+use std::collections::HashMap;
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (pi, p) in ctx.catalog.packages.iter().enumerate() {
+        let file = p.doc.file;
+        let Some(name) = p.name.filter(|n| !n.value.is_empty()) else {
+            out.push(
+                Diagnostic::new("OLM101", "config contains package with no name")
+                    .at(file, p.doc.node.span)
+                    .pointer("/name")
+                    .help("Give the `olm.package` document a `name:`; channels and bundles refer to it."),
+            );
+            continue;
+        };
+        let pkg = Some(name.value);
+        if let Some(&first) = seen.get(name.value) {
+            let prev = ctx
+                .catalog
+                .packages
+                .get(first)
+                .map(|q| crate::diag::Location {
+                    file: q.doc.file,
+                    span: q.doc.node.span,
+                });
+            out.push(
+                Diagnostic::new("OLM101", format!("duplicate package {:?}", name.value))
+                    .at(file, name.node.span)
+                    .pointer("/name")
+                    .package(pkg)
+                    .related("first declared here", prev)
+                    .help("Each package is declared by exactly one `olm.package` document; remove one of them."),
+            );
+        } else {
+            seen.insert(name.value, pi);
+        }
+        if !dns1123_label_ok(name.value) {
+            out.push(
+                Diagnostic::new("OLM101", format!("invalid package name {:?}: [{DNS1123_MESSAGE}]", name.value))
+                    .at(file, name.node.span)
+                    .pointer("/name")
+                    .package(pkg)
+                    .help("Package names are RFC 1123 labels: at most 63 lowercase letters, digits and '-'."),
+            );
+        }
+        if let Some(icon) = p.icon {
+            check_icon(ctx, file, icon, pkg, out);
+        }
+        default_channel(ctx, p, name.value, out);
+    }
+}
+
+fn check_icon(
+    _ctx: &Ctx<'_>,
+    file: usize,
+    icon: &crate::load::tree::Node,
+    pkg: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let data = icon
+        .get_folded("base64data")
+        .and_then(|e| e.value.as_str().map(|s| (s, e.value.span)));
+    let media = icon
+        .get_folded("mediatype")
+        .and_then(|e| e.value.as_str())
+        .unwrap_or("");
+    let Some((data, span)) = data else { return };
+    let bytes = match base64_decode(data) {
+        Ok(b) => b,
+        Err(at) => {
+            out.push(
+                Diagnostic::new(
+                    "OLM101",
+                    format!("icon base64data is not valid base64 (bad byte at offset {at})"),
+                )
+                .severity(Severity::Warning)
+                .at(file, span)
+                .pointer("/icon/base64data")
+                .package(pkg)
+                .help("Catalog UIs cannot show the icon. Re-encode the image with `base64 -w0`."),
+            );
+            return;
+        }
+    };
+    let sniffed = sniff(&bytes);
+    let declared = media.trim().to_ascii_lowercase();
+    let matches = match sniffed {
+        Some(kind) => declared == kind || (kind == "image/jpeg" && declared == "image/jpg"),
+        None => true,
+    };
+    if !matches {
+        out.push(
+            Diagnostic::new(
+                "OLM101",
+                format!(
+                    "icon data is {} but the declared mediatype is {media:?}",
+                    sniffed.unwrap_or("unknown")
+                ),
+            )
+            .severity(Severity::Warning)
+            .at(file, span)
+            .pointer("/icon/base64data")
+            .package(pkg)
+            .help(format!(
+                "Set `mediatype: {}` or replace the image.",
+                sniffed.unwrap_or("")
+            )),
+        );
+    }
+}
+
+fn sniff(b: &[u8]) -> Option<&'static str> {
+    if b.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if b.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if b.starts_with(b"GIF87a") || b.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else {
+        let head = String::from_utf8_lossy(b.get(..b.len().min(2048)).unwrap_or(b));
+        (head.contains("<svg") || head.trim_start().starts_with("<?xml")).then_some("image/svg+xml")
+    }
+}
+
+fn default_channel(
+    ctx: &Ctx<'_>,
+    p: &crate::model::Package<'_>,
+    name: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    let file = p.doc.file;
+    let channels: Vec<&str> = ctx
+        .index
+        .channels_by_package
+        .get(name)
+        .map(|v| {
+            v.iter()
+                .filter_map(|&i| ctx.catalog.channels.get(i)?.name.map(|n| n.value))
+                .collect()
+        })
+        .unwrap_or_default();
+    match p.default_channel.filter(|d| !d.value.is_empty()) {
+        None => out.push(
+            Diagnostic::new("OLM102", format!("invalid package {name:?}: default channel must be set"))
+                .at(file, p.doc.node.get_folded("defaultChannel").map_or(p.doc.node.span, |e| e.key_span))
+                .pointer("/defaultChannel")
+                .package(Some(name))
+                .help(match channels.first() {
+                    Some(c) => format!("Add `defaultChannel: {c}`; OLM subscribes to it when a Subscription names no channel."),
+                    None => "Add `defaultChannel:` naming one of the package's channels.".into(),
+                }),
+        ),
+        Some(d) if !channels.contains(&d.value) && ctx.complete() => {
+            let hint = crate::suggest::closest(d.value, channels.iter().copied())
+                .map(|c| format!(" Did you mean `{c}`?"))
+                .unwrap_or_default();
+            out.push(
+                Diagnostic::new(
+                    "OLM102",
+                    format!(
+                        "default channel {:?} not found: opm reports `invalid channel {:?}: channel must contain at least one bundle`",
+                        d.value, d.value
+                    ),
+                )
+                .at(file, d.node.span)
+                .pointer("/defaultChannel")
+                .package(Some(name))
+                .help(format!("The package's channels are: {}.{hint}", if channels.is_empty() { "none".into() } else { channels.join(", ") })),
+            );
+        }
+        Some(_) => {}
+    }
+    if channels.is_empty() && ctx.complete() {
+        out.push(
+            Diagnostic::new(
+                "OLM103",
+                format!("invalid package {name:?}: package must contain at least one channel"),
+            )
+            .at(file, p.name.map_or(p.doc.node.span, |n| n.node.span))
+            .pointer("/name")
+            .package(Some(name))
+            .help("Add an `olm.channel` document with `package: <name>` listing the bundles."),
+        );
+    }
+}

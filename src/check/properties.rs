@@ -1,0 +1,155 @@
+//! OLM108 property-invalid: property values of the typed kinds `opm` decodes, with its
+//! messages, plus OLM005 where YAML 1.1 turned an intended string into a number or boolean.
+
+use super::Ctx;
+use crate::diag::{Diagnostic, Severity};
+use crate::load::tree::{Node, Value};
+use crate::model::decode_coercion;
+use crate::model::formats::base64_decode;
+use crate::model::{Bundle, Property};
+
+/// (property type, Go struct name, string fields)
+const TYPED: &[(&str, &str, &[&str])] = &[
+    (
+        "olm.package",
+        "Package",
+        &["packageName", "version", "release"],
+    ),
+    ("olm.gvk", "GVK", &["group", "kind", "version"]),
+    (
+        "olm.package.required",
+        "PackageRequired",
+        &["packageName", "versionRange"],
+    ),
+    (
+        "olm.gvk.required",
+        "GVKRequired",
+        &["group", "kind", "version"],
+    ),
+    ("olm.channel", "Channel", &["channelName"]),
+    ("olm.bundle.object", "BundleObject", &["data"]),
+    (
+        "olm.csv.metadata",
+        "CSVMetadata",
+        &["description", "displayName", "maturity", "minKubeVersion"],
+    ),
+];
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    for b in &ctx.catalog.bundles {
+        for p in &b.properties {
+            property(b, p, out);
+        }
+    }
+}
+
+fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
+    let (name, pkg) = (b.name(), b.package());
+    let ty = p.ty();
+    let prefix = format!(
+        "parse properties for bundle {name:?}: parse property[{}] of type {ty:?}",
+        p.index
+    );
+    let d = |msg: String| {
+        Diagnostic::new("OLM108", msg)
+            .package(Some(pkg))
+            .bundle(Some(name))
+    };
+    let Some(item) = p.item else { return };
+    if p.ty.is_some_and(|t| t.value.is_empty()) || p.ty.is_none() && item.as_map().is_some() {
+        out.push(
+            d(format!("property[{}] has an empty type", p.index))
+                .severity(Severity::Warning)
+                .at(p.file, p.ty.map_or(item.span, |t| t.node.span))
+                .pointer(format!("{}/type", p.pointer))
+                .help("opm accepts it, but OLM ignores a property without a type; set `type:` (e.g. `olm.gvk`) or remove it."),
+        );
+    }
+    let Some(value) = p.value.as_deref() else {
+        if item.as_map().is_some() {
+            out.push(
+                d(format!("{prefix}: unexpected end of JSON input"))
+                    .at(p.file, item.span)
+                    .pointer(p.pointer.clone())
+                    .help("The property has no `value:`; opm rejects the catalog. Add the value (or `value: {}`) or remove the property."),
+            );
+        }
+        return;
+    };
+    if ty == "olm.maxOpenShiftVersion" && value.is_coerced_scalar() {
+        // Accepted by opm, but `4.20` is the number 4.2: the wrong version.
+        out.push(
+            decode_coercion(p.file, value, &p.value_pointer())
+                .package(Some(pkg))
+                .bundle(Some(name)),
+        );
+    }
+    let Some((_, go_struct, fields)) = TYPED.iter().find(|(t, _, _)| *t == ty) else {
+        return;
+    };
+    match &value.value {
+        Value::Null => {}
+        Value::Map(_) => {
+            for f in *fields {
+                let Some(e) = value.get_folded(f) else {
+                    continue;
+                };
+                let v = &e.value;
+                if !matches!(v.value, Value::String(_) | Value::Null) {
+                    let pointer = format!("{}/{}", p.value_pointer(), e.key);
+                    let go_type = if *f == "data" { "[]uint8" } else { "string" };
+                    out.push(
+                        d(format!("{prefix}: json: cannot unmarshal {} into Go struct field {go_struct}.{f} of type {go_type}", v.go_kind()))
+                            .at(p.file, v.span)
+                            .pointer(pointer.clone())
+                            .help(if v.is_coerced_scalar() { format!("YAML 1.1 read the unquoted {} as a {}; quote it.", v.display_scalar(), v.go_kind()) } else { format!("`{f}` must be a string.") }),
+                    );
+                    // A coerced olm.package version is explained by OLM305 instead.
+                    if v.is_coerced_scalar() && !(ty == "olm.package" && *f == "version") {
+                        out.push(
+                            decode_coercion(p.file, v, &pointer)
+                                .package(Some(pkg))
+                                .bundle(Some(name)),
+                        );
+                    }
+                }
+            }
+            if ty == "olm.bundle.object" {
+                bundle_object(value, p, &prefix, &d, out);
+            }
+        }
+        _ => out.push(
+            d(format!(
+                "{prefix}: json: cannot unmarshal {} into Go value of type property.{go_struct}",
+                value.go_kind()
+            ))
+            .at(p.file, value.span)
+            .pointer(p.value_pointer())
+            .help(format!(
+                "A `{ty}` value is a mapping with keys {}.",
+                fields.join(", ")
+            )),
+        ),
+    }
+}
+
+fn bundle_object(
+    value: &Node,
+    p: &Property<'_>,
+    prefix: &str,
+    d: &dyn Fn(String) -> Diagnostic,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(e) = value.get_folded("data") else {
+        return;
+    };
+    let Some(data) = e.value.as_str() else { return };
+    if let Err(at) = base64_decode(data) {
+        out.push(
+            d(format!("{prefix}: illegal base64 data at input byte {at}"))
+                .at(p.file, e.value.span)
+                .pointer(format!("{}/{}", p.value_pointer(), e.key))
+                .help("`olm.bundle.object` data is a base64-encoded manifest; re-encode it (opm render does this)."),
+        );
+    }
+}

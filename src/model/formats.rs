@@ -1,0 +1,205 @@
+//! Small format validators `opm` applies: image pull specs, DNS-1123 labels, base64.
+
+/// A container image reference as `github.com/distribution/reference` parses it.
+pub fn image_reference_error(s: &str) -> Option<&'static str> {
+    if s.is_empty() {
+        return Some("repository name must have at least one component");
+    }
+    let (rest, digest) = match s.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (s, None),
+    };
+    if let Some(d) = digest {
+        let Some((alg, hex)) = d.split_once(':') else {
+            return Some("invalid reference format");
+        };
+        let alg_ok = !alg.is_empty()
+            && alg.split(['+', '.', '_', '-']).all(|c| {
+                c.chars().next().is_some_and(|f| f.is_ascii_alphabetic())
+                    && c.chars().all(|x| x.is_ascii_alphanumeric())
+            });
+        if !alg_ok || hex.len() < 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Some("invalid reference format");
+        }
+    }
+    // The tag is after the last ':' that follows the last '/'.
+    let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
+    let (name, tag) = match rest.get(last_slash..).and_then(|t| t.find(':')) {
+        Some(i) => (
+            rest.get(..last_slash + i).unwrap_or(""),
+            rest.get(last_slash + i + 1..),
+        ),
+        None => (rest, None),
+    };
+    if let Some(t) = tag {
+        let ok = !t.is_empty()
+            && t.len() <= 128
+            && t.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+        if !ok {
+            return Some("invalid reference format");
+        }
+    }
+    if name.len() > 255 {
+        return Some("repository name must not be more than 255 characters");
+    }
+    let mut parts: Vec<&str> = name.split('/').collect();
+    if parts.len() > 1 {
+        let first = parts.first().copied().unwrap_or("");
+        if first.contains(['.', ':'])
+            || first == "localhost"
+            || first.chars().any(|c| c.is_ascii_uppercase())
+        {
+            if !domain_ok(first) {
+                return Some("invalid reference format");
+            }
+            parts.remove(0);
+        }
+    }
+    for p in parts {
+        if p.chars().any(|c| c.is_ascii_uppercase()) && path_component_ok(&p.to_ascii_lowercase()) {
+            return Some("repository name must be lowercase");
+        }
+        if !path_component_ok(p) {
+            return Some("invalid reference format");
+        }
+    }
+    None
+}
+
+fn domain_ok(d: &str) -> bool {
+    let (host, port) = match d.rsplit_once(':') {
+        Some((h, p)) if !h.ends_with(']') || d.starts_with('[') => (h, Some(p)),
+        _ => (d, None),
+    };
+    if port.is_some_and(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
+        return false;
+    }
+    if host.starts_with('[') {
+        return host.ends_with(']') && host.len() > 2;
+    }
+    !host.is_empty()
+        && host.split('.').all(|c| {
+            !c.is_empty()
+                && c.chars().all(|x| x.is_ascii_alphanumeric() || x == '-')
+                && !c.starts_with('-')
+                && !c.ends_with('-')
+        })
+}
+
+/// `[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*`
+fn path_component_ok(p: &str) -> bool {
+    let b = p.as_bytes();
+    let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    let mut i = 0;
+    let run = |i: &mut usize| {
+        let s = *i;
+        while b.get(*i).copied().is_some_and(alnum) {
+            *i += 1;
+        }
+        *i > s
+    };
+    if !run(&mut i) {
+        return false;
+    }
+    while i < b.len() {
+        let sep_start = i;
+        match b.get(i) {
+            Some(b'.') => i += 1,
+            Some(b'_') => {
+                i += 1;
+                if b.get(i) == Some(&b'_') {
+                    i += 1;
+                }
+            }
+            Some(b'-') => {
+                while b.get(i) == Some(&b'-') {
+                    i += 1;
+                }
+            }
+            _ => return false,
+        }
+        if i == sep_start || !run(&mut i) {
+            return false;
+        }
+    }
+    true
+}
+
+/// RFC 1123 label: lowercase alphanumerics and '-', alphanumeric at both ends, at most 63.
+pub fn dns1123_label_ok(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+pub const DNS1123_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+/// Decode standard base64 (Go's `[]byte` JSON encoding); `Err(offset)` at the first bad byte.
+pub fn base64_decode(s: &str) -> Result<Vec<u8>, usize> {
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    let body = s.trim_end_matches('=');
+    if s.len() - body.len() > 2 || (!s.len().is_multiple_of(4) && s.contains('=')) {
+        return Err(body.len());
+    }
+    for (i, c) in body.bytes().enumerate() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'\r' | b'\n' => continue,
+            _ => return Err(i),
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    if body.len() % 4 == 1 {
+        return Err(body.len());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_references() {
+        for ok in ["quay.io/foo/bar:v1", "busybox", "localhost:5000/a/b@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "registry.redhat.io/a/b-c__d.e:1.0", "[::1]:5000/x"] {
+            assert_eq!(image_reference_error(ok), None, "{ok}");
+        }
+        assert_eq!(
+            image_reference_error("quay.io/Foo/bar"),
+            Some("repository name must be lowercase")
+        );
+        for bad in [
+            "quay.io/foo/bar:",
+            "quay.io//bar",
+            "foo bar",
+            "quay.io/foo@sha256:12",
+            "-a/b",
+        ] {
+            assert!(image_reference_error(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn base64() {
+        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert!(base64_decode("aGVsb$8=").is_err());
+        assert!(base64_decode("a").is_err());
+    }
+}

@@ -1,0 +1,460 @@
+//! Runs the `olmlint` binary over `fixtures/` and checks every output format.
+//! Golden files: `UPDATE_GOLDEN=1 cargo test --test cli` rewrites fixtures/expected/.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn olmlint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(args)
+        .current_dir(root())
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .env_remove("OLMLINT_FORMAT")
+        .output()
+        .unwrap()
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = olmlint(args);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn golden_json_per_fixture() {
+    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let mut names: Vec<_> = std::fs::read_dir(root().join("fixtures/catalogs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6);
+    for name in names {
+        let path = format!("fixtures/catalogs/{name}");
+        let out = olmlint(&["lint", &path, "-f", "json", "-q", "--no-config"]);
+        let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let golden = root().join(format!("fixtures/expected/{name}.json"));
+        if update {
+            std::fs::write(&golden, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+            continue;
+        }
+        let want: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&golden).unwrap()).unwrap();
+        assert_eq!(
+            got, want,
+            "{name}: run with UPDATE_GOLDEN=1 after an intended change"
+        );
+        let errors = got["summary"]["errors"].as_u64().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(if errors > 0 { 1 } else { 0 }),
+            "{name} exit code"
+        );
+    }
+}
+
+#[test]
+fn json_contract_has_every_field() {
+    let v = json(&["lint", "fixtures/catalogs/broken-graph", "-f", "json", "-q"]);
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["tool"]["name"], "olmlint");
+    for k in [
+        "files",
+        "documents",
+        "packages",
+        "bundles",
+        "errors",
+        "warnings",
+        "infos",
+    ] {
+        assert!(v["summary"][k].is_u64(), "summary.{k}");
+    }
+    let keys = [
+        "rule",
+        "name",
+        "severity",
+        "message",
+        "help",
+        "file",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "pointer",
+        "package",
+        "bundle",
+        "related",
+    ];
+    let diags = v["diagnostics"].as_array().unwrap();
+    assert!(!diags.is_empty());
+    for d in diags {
+        for k in keys {
+            assert!(d.get(k).is_some(), "missing {k} in {d}");
+        }
+        assert!(d["line"].as_u64().unwrap() >= 1 && d["column"].as_u64().unwrap() >= 1);
+    }
+    // Deterministic order: file, then position.
+    let pos: Vec<(String, u64, u64)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["file"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut sorted = pos.clone();
+    sorted.sort();
+    assert_eq!(pos, sorted);
+}
+
+#[test]
+fn sarif_validates_against_the_official_schema() {
+    // The official schema's `run.language` pattern has a stray `]` that the regex engine
+    // rejects; it does not constrain anything olmlint emits, so repair it before compiling.
+    let text = std::fs::read_to_string(root().join("tests/data/sarif-schema-2.1.0.json")).unwrap();
+    let text = text.replace(
+        r#"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$"#,
+        r#"^[a-zA-Z]{2}(-[a-zA-Z]{2})?$"#,
+    );
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for fixture in ["broken-graph", "valid", "json-stream", "syntax"] {
+        let out = olmlint(&[
+            "lint",
+            &format!("fixtures/catalogs/{fixture}"),
+            "-f",
+            "sarif",
+            "-q",
+        ]);
+        let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(&sarif)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{fixture}: {errors:#?}");
+        let run = &sarif["runs"][0];
+        let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+        assert!(rules
+            .iter()
+            .all(|r| r["shortDescription"]["text"].is_string()
+                && r["fullDescription"]["text"].is_string()
+                && r["help"]["text"].as_str().unwrap().contains("https://")));
+        for r in run["results"].as_array().unwrap() {
+            let loc = &r["locations"][0]["physicalLocation"];
+            assert!(
+                !loc["artifactLocation"]["uri"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with('/'),
+                "repo-relative URI"
+            );
+            assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+            assert!(r["partialFingerprints"]["primaryLocationLineHash"].is_string());
+            let idx = r["ruleIndex"].as_u64().unwrap() as usize;
+            assert_eq!(rules[idx]["id"], r["ruleId"]);
+        }
+    }
+}
+
+#[test]
+fn github_annotations_are_capped_escaped_and_summarised() {
+    let dir = tempfile::tempdir().unwrap();
+    // 25 bundles with an invalid image each: 25 errors, more than GitHub shows.
+    let mut cat = String::from("---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n");
+    for i in 0..25 {
+        cat.push_str(&format!("  - name: foo.v1.0.{i}\n"));
+        if i > 0 {
+            cat.push_str(&format!("    replaces: foo.v1.0.{}\n", i - 1));
+        }
+    }
+    for i in 0..25 {
+        cat.push_str(&format!("---\nschema: olm.bundle\npackage: foo\nname: foo.v1.0.{i}\nimage: quay.io/Bad,Name:x\nproperties:\n  - type: olm.package\n    value: {{packageName: foo, version: 1.0.{i}}}\n"));
+    }
+    std::fs::write(dir.path().join("catalog.yaml"), cat).unwrap();
+    let summary = dir.path().join("summary.md");
+    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", dir.path().to_str().unwrap(), "--no-config"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let errors: Vec<&str> = text.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(errors.len(), 10, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("::notice ") && l.contains("15 more finding")),
+        "{text}"
+    );
+    // Property values escape ':' and ','; messages escape newlines.
+    let first = errors[0];
+    assert!(
+        first.contains(",line=") && first.contains("title=OLM104 bundle-invalid"),
+        "{first}"
+    );
+    let (props, msg) = first.split_once("::").unwrap().1.split_once("::").unwrap();
+    assert!(!props.contains("Bad,Name"));
+    assert!(msg.contains("%0A") && !msg.contains('\n'));
+    let md = std::fs::read_to_string(summary).unwrap();
+    assert!(
+        md.contains("| error |") && md.matches("OLM104").count() >= 25,
+        "{md}"
+    );
+}
+
+#[test]
+fn github_escaping() {
+    use olmlint::report::github::{escape_data, escape_property};
+    assert_eq!(escape_data("a%b\r\nc"), "a%25b%0D%0Ac");
+    assert_eq!(escape_property("x:y,z"), "x%3Ay%2Cz");
+}
+
+#[test]
+fn junit_lists_every_finding() {
+    let out = olmlint(&[
+        "lint",
+        "fixtures/catalogs/broken-graph",
+        "-f",
+        "junit",
+        "-q",
+    ]);
+    let xml = String::from_utf8(out.stdout).unwrap();
+    let v = json(&["lint", "fixtures/catalogs/broken-graph", "-f", "json", "-q"]);
+    let n = v["diagnostics"].as_array().unwrap().len();
+    assert!(xml.starts_with("<?xml"));
+    assert_eq!(xml.matches("<failure ").count(), n);
+    assert_eq!(
+        xml.matches("<testsuite ").count(),
+        xml.matches("</testsuite>").count()
+    );
+    assert!(!xml.contains("\"fast\"") || xml.contains("&quot;fast&quot;"));
+}
+
+#[test]
+fn output_file_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("report.sarif");
+    let out = olmlint(&[
+        "lint",
+        "fixtures/catalogs/broken-graph",
+        "-f",
+        "sarif",
+        "-o",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("OLM105"),
+        "human summary on stderr"
+    );
+    assert!(std::fs::read_to_string(&f).unwrap().contains("\"2.1.0\""));
+    assert_eq!(
+        olmlint(&["lint", "fixtures/catalogs/valid", "-q"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(
+        olmlint(&[
+            "lint",
+            "fixtures/catalogs/broken-graph",
+            "-q",
+            "--fail-on",
+            "never"
+        ])
+        .status
+        .code(),
+        Some(0)
+    );
+    assert_eq!(
+        olmlint(&[
+            "lint",
+            "fixtures/catalogs/suppressed",
+            "-q",
+            "--fail-on",
+            "warning"
+        ])
+        .status
+        .code(),
+        Some(1)
+    );
+    assert_eq!(
+        olmlint(&["lint", "fixtures/catalogs/suppressed", "-q"])
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(olmlint(&["lint", "--bogus"]).status.code(), Some(2));
+    assert_eq!(
+        olmlint(&["lint", "no/such/path", "-q"]).status.code(),
+        Some(1)
+    );
+    assert_eq!(olmlint(&["explain", "OLM999"]).status.code(), Some(2));
+}
+
+#[test]
+fn rules_and_explain() {
+    let out = olmlint(&["rules", "--json"]);
+    let rules: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(rules
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["id"] == "OLM105" && r["name"] == "channel-graph"));
+    let out = olmlint(&["explain", "channel-graph"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("OLM105") && text.contains("Failing example"));
+}
+
+#[test]
+fn config_levels_ignores_and_its_own_mistakes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = std::fs::read_to_string(root().join("fixtures/catalogs/broken-graph/catalog.yaml"))
+        .unwrap();
+    std::fs::create_dir_all(dir.path().join("catalog/legacy")).unwrap();
+    std::fs::write(dir.path().join("catalog/catalog.yaml"), &cat).unwrap();
+    std::fs::write(
+        dir.path().join("catalog/legacy/catalog.yaml"),
+        cat.replace("name: foo\n", "name: old\n")
+            .replace("package: foo", "package: old")
+            .replace("packageName: foo", "packageName: old"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join(".olmlint.yaml"),
+        "rules:\n  OLM105: warning\n  OLM109: off\n  OLM304: info\n  OLM99: error\nignore:\n  - catalog/legacy/**\npackages:\n  foo:\n    ignore: [OLM102]\nlimits:\n  max-depth: nope\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "catalog", "-f", "json", "-q"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diags = v["diagnostics"].as_array().unwrap();
+    let rules: Vec<&str> = diags.iter().map(|d| d["rule"].as_str().unwrap()).collect();
+    assert!(!rules.contains(&"OLM109"), "off");
+    assert!(!rules.contains(&"OLM102"), "package ignore");
+    assert!(
+        diags
+            .iter()
+            .all(|d| !d["file"].as_str().unwrap_or("").contains("legacy")),
+        "path ignore"
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["rule"] == "OLM105" && d["severity"] == "warning"),
+        "level override"
+    );
+    let config_errors: Vec<&serde_json::Value> =
+        diags.iter().filter(|d| d["rule"] == "OLM011").collect();
+    assert!(
+        config_errors
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("OLM99")),
+        "{config_errors:#?}"
+    );
+    assert!(config_errors
+        .iter()
+        .any(|d| d["pointer"] == "/limits/max-depth"
+            && d["file"].as_str().unwrap().ends_with(".olmlint.yaml")
+            && d["line"] == 12));
+}
+
+#[test]
+fn lints_bundle_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = dir.path().join("bundle");
+    std::fs::create_dir_all(b.join("metadata")).unwrap();
+    std::fs::create_dir_all(b.join("manifests")).unwrap();
+    std::fs::write(b.join("metadata/annotations.yaml"), "annotations:\n  operators.operatorframework.io.bundle.package.v1: foo\n  operators.operatorframework.io.bundle.channels.v1: stable\n").unwrap();
+    std::fs::write(b.join("metadata/dependencies.yaml"), "dependencies:\n  - type: olm.package\n    value:\n      packageName: bar\n      version: \"^1.0.0\"\n").unwrap();
+    std::fs::write(b.join("manifests/foo.clusterserviceversion.yaml"), "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: foo.v1.0.0\nspec:\n  version: 1.0.0\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args([
+            "lint",
+            b.to_str().unwrap(),
+            "-f",
+            "json",
+            "-q",
+            "--no-config",
+        ])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["summary"]["bundles"], 1);
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["rule"], "OLM301");
+    assert!(d["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("metadata/dependencies.yaml"));
+    assert_eq!(d["line"], 5);
+}
+
+#[test]
+fn walk_honours_indexignore_and_reads_every_extension() {
+    let dir = tempfile::tempdir().unwrap();
+    let valid =
+        std::fs::read_to_string(root().join("fixtures/catalogs/valid/catalog.yaml")).unwrap();
+    std::fs::write(dir.path().join("catalog.txt"), &valid).unwrap();
+    std::fs::write(
+        dir.path().join("README.md"),
+        "This directory holds the catalog.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.path().join(".hidden")).unwrap();
+    std::fs::write(
+        dir.path().join(".hidden/x.yaml"),
+        "schema: olm.package\nname: Bad_Name\ndefaultChannel: x\n",
+    )
+    .unwrap();
+    let run = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args([
+                "lint",
+                dir.path().to_str().unwrap(),
+                "-f",
+                "json",
+                "-q",
+                "--no-config",
+            ])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = run();
+    assert_eq!(v["summary"]["bundles"], 2, ".txt files are read");
+    let rules: Vec<String> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        rules.contains(&"OLM003".to_string()),
+        "README.md fails like in opm: {rules:?}"
+    );
+    assert!(
+        rules.contains(&"OLM101".to_string()),
+        "hidden files are not skipped: {rules:?}"
+    );
+    std::fs::write(
+        dir.path().join(".indexignore"),
+        "# docs\nREADME.md\n.hidden\n",
+    )
+    .unwrap();
+    let v = run();
+    assert_eq!(v["summary"]["errors"], 0, "{v}");
+    assert_eq!(Path::new("x").components().count(), 1);
+}

@@ -1,0 +1,98 @@
+//! Every rule's documentation runs: the failing example must trigger exactly that rule, the
+//! passing example must trigger neither it nor any error.
+
+use olmlint::lint::{run, Options};
+use std::collections::BTreeSet;
+
+/// Files of an example section: fences ```yaml or ```json, optionally `file=path`.
+fn example_files(section: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        let Some(info) = line.strip_prefix("```") else {
+            continue;
+        };
+        if info.is_empty() {
+            continue;
+        }
+        let ext = if info.starts_with("json") {
+            "json"
+        } else {
+            "yaml"
+        };
+        let name = info
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("file="))
+            .map_or_else(|| format!("catalog.{ext}"), str::to_string);
+        let mut body = String::new();
+        for l in lines.by_ref() {
+            if l.starts_with("```") {
+                break;
+            }
+            body.push_str(l);
+            body.push('\n');
+        }
+        files.push((name, body));
+    }
+    files
+}
+
+fn lint_example(rule: &str, files: &[(String, String)]) -> (BTreeSet<String>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, body) in files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, body).unwrap();
+    }
+    let cfg = files.iter().any(|(n, _)| n == ".olmlint.yaml");
+    let out = run(&Options {
+        paths: vec![dir.path().to_path_buf()],
+        no_config: !cfg,
+        config: cfg.then(|| dir.path().join(".olmlint.yaml")),
+        enable: vec![rule.to_string()],
+        ..Default::default()
+    })
+    .unwrap();
+    let rules = out.diags.iter().map(|d| d.rule.to_string()).collect();
+    let msgs = out
+        .diags
+        .iter()
+        .map(|d| format!("{} {:?} {}", d.rule, d.severity, d.message))
+        .collect();
+    (rules, msgs)
+}
+
+#[test]
+fn rule_doc_examples_run() {
+    let mut failures = Vec::new();
+    for rule in olmlint::rules::all() {
+        let failing = rule
+            .section("Failing example")
+            .map(example_files)
+            .unwrap_or_default();
+        let passing = rule
+            .section("Passing example")
+            .map(example_files)
+            .unwrap_or_default();
+        if failing.is_empty() || passing.is_empty() {
+            failures.push(format!("{}: missing failing or passing example", rule.id));
+            continue;
+        }
+        let (fired, msgs) = lint_example(rule.id, &failing);
+        if fired != BTreeSet::from([rule.id.to_string()]) {
+            failures.push(format!(
+                "{} failing example fired {fired:?}: {msgs:#?}",
+                rule.id
+            ));
+        }
+        let (fired, msgs) = lint_example(rule.id, &passing);
+        let errors = msgs.iter().any(|m| m.contains(" Error "));
+        if fired.contains(rule.id) || errors {
+            failures.push(format!(
+                "{} passing example fired {fired:?}: {msgs:#?}",
+                rule.id
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
