@@ -17,6 +17,8 @@ pub struct Config {
     /// Directory relative to which `ignore` globs apply.
     pub base: PathBuf,
     levels: HashMap<&'static str, Option<Severity>>,
+    /// Rules switched on at their own severities (off-by-default rules, `--enable`, `RULE: true`).
+    enabled: std::collections::HashSet<&'static str>,
     options: HashMap<&'static str, serde_json::Map<String, serde_json::Value>>,
     ignore: Option<GlobSet>,
     package_ignores: HashMap<String, Vec<&'static str>>,
@@ -125,8 +127,11 @@ impl Config {
                 Some(Value::String(l)) => {
                     self.levels.insert(rule.id, Severity::parse(l));
                 }
-                Some(Value::Bool(on)) => {
-                    self.levels.insert(rule.id, on.then_some(rule.severity));
+                Some(Value::Bool(true)) => {
+                    self.enabled.insert(rule.id);
+                }
+                Some(Value::Bool(false)) => {
+                    self.levels.insert(rule.id, None);
                 }
                 _ => {}
             }
@@ -208,9 +213,17 @@ impl Config {
         }
     }
 
-    /// Set a rule's level from the command line (`--enable`, `--disable`).
-    pub fn set_level(&mut self, rule: &'static str, level: Option<Severity>) {
-        self.levels.insert(rule, level);
+    /// `--enable` (keeps the rule's own severities) and `--disable`.
+    pub fn set_enabled(&mut self, rule: &'static str, on: bool) {
+        if on {
+            self.enabled.insert(rule);
+            if self.levels.get(rule) == Some(&None) {
+                self.levels.remove(rule);
+            }
+        } else {
+            self.enabled.remove(rule);
+            self.levels.insert(rule, None);
+        }
     }
 
     /// The effective severity of `rule`, or `None` when it is off.
@@ -218,7 +231,7 @@ impl Config {
         let r = crate::rules::get(rule)?;
         match self.levels.get(r.id) {
             Some(l) => *l,
-            None if r.enabled => Some(r.severity),
+            None if r.enabled || self.enabled.contains(r.id) => Some(r.severity),
             None => None,
         }
     }

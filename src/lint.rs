@@ -50,7 +50,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         for id in list {
             let rule = crate::rules::get(id)
                 .ok_or_else(|| format!("unknown rule `{id}` (see `olmlint rules`)"))?;
-            config.set_level(rule.id, on.then_some(rule.severity));
+            config.set_enabled(rule.id, on);
         }
     }
     let loaded = load::load(&paths, &config.limits);

@@ -82,3 +82,74 @@ fn opm_validate_verdicts_match() {
         }
     }
 }
+
+/// Per dependency property: OLM's parse error, conversion error, full error and measured size.
+#[test]
+fn constraint_verdicts_match() {
+    use olmlint::load::{parse_bytes, Limits, Role};
+    use olmlint::semantics::cel;
+    use olmlint::semantics::constraint::property::{is_dependency, verdict};
+    let mut compared = 0;
+    for (name, catalog, up) in cases() {
+        let bytes = std::fs::read(&catalog).unwrap();
+        let file = parse_bytes(
+            catalog.display().to_string(),
+            catalog.clone(),
+            Role::Fbc,
+            bytes,
+            &Limits::default(),
+        );
+        for want in up["constraints"].as_array().unwrap() {
+            let bundle = want["bundle"].as_str().unwrap();
+            let index = want["index"].as_u64().unwrap() as usize;
+            let doc = file
+                .docs
+                .iter()
+                .filter_map(|d| d.root.as_ref())
+                .find(|d| {
+                    d.get("schema").and_then(|s| s.as_str()) == Some("olm.bundle")
+                        && d.get("name").and_then(|s| s.as_str()) == Some(bundle)
+                })
+                .unwrap_or_else(|| panic!("{name}: bundle {bundle}"));
+            let prop = &doc.get("properties").unwrap().as_seq().unwrap()[index];
+            let ty = prop.get("type").unwrap().as_str().unwrap();
+            assert!(is_dependency(ty));
+            let value = prop.get("value").unwrap();
+            let v = verdict(ty, value, &mut |rule| {
+                cel::compile(rule)
+                    .map(|_| 0)
+                    .map_err(|e| cel::render_cel_go(rule, &e))
+            });
+            let ctx = format!("{name} {bundle}[{index}] {ty}");
+            assert_eq!(
+                v.value_bytes as u64,
+                want["value_bytes"].as_u64().unwrap(),
+                "{ctx} size"
+            );
+            let (got_parse, got_convert) = (v.parse_error.clone(), v.convert_error.clone());
+            let up_parse = want["parse_error"].as_str().map(str::to_string);
+            let up_convert = want["convert_error"].as_str().map(str::to_string);
+            // Go names anonymous legacy structs differently across versions; compare the head.
+            let norm = |s: Option<String>| {
+                s.map(|s| s.replace("GVKRequired", "").replace("property.", ""))
+            };
+            assert_eq!(norm(got_parse), norm(up_parse), "{ctx} parse");
+            assert_eq!(got_convert, up_convert, "{ctx} convert");
+            assert_eq!(
+                v.olm_error(ty),
+                want["olm_error"].as_str().map(str::to_string),
+                "{ctx} olm_error"
+            );
+            if let Some(p) = want["predicate"]
+                .as_str()
+                .filter(|p| !p.contains("...[truncated"))
+            {
+                assert_eq!(v.label, p, "{ctx} predicate");
+            }
+            compared += 1;
+        }
+    }
+    if compared > 0 {
+        assert!(compared >= 40, "{compared}");
+    }
+}

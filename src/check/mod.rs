@@ -2,6 +2,7 @@
 
 pub mod bundle;
 pub mod channel;
+pub mod constraints;
 pub mod deprecations;
 pub mod graph;
 pub mod load;
@@ -51,6 +52,7 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         deprecations::check,
         properties::check,
         ranges::check,
+        constraints::check,
     ];
     use rayon::prelude::*;
     families

@@ -1,5 +1,6 @@
 //! I/O-free semantic cores: OLM's version ranges and versions, constraints, CEL and SAT.
 
 pub mod cel;
+pub mod constraint;
 pub mod range;
 pub mod version;

@@ -214,7 +214,7 @@ fn is_alphanum(s: &str) -> bool {
 /// Go's `%q` (`strconv.Quote`). Exact for ASCII; for other characters, Go's
 /// `unicode.IsPrint` is approximated (controls, non-ASCII spaces, format and
 /// private-use characters are escaped; unassigned code points are not).
-pub(crate) fn go_quote(s: &str) -> String {
+pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -62,7 +62,8 @@ fn token_text(rule: &str, span: &Range<usize>) -> String {
 /// Maps one cel-core parse/macro error to cel-go's message.
 fn translate(rule: &str, message: &str, span: Range<usize>) -> CelError {
     let tok = token_text(rule, &span);
-    let span = if span.start >= rule.len() {
+    // cel-go places EOF after the whole input, trailing whitespace included.
+    let span = if span.start >= rule.len() || tok == "<EOF>" {
         rule.len()..rule.len()
     } else {
         span
