@@ -87,11 +87,18 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             let mut diags = Vec::new();
             let catalog = crate::model::build(&files, scope, &mut diags);
             let index = crate::model::index::Index::new(&catalog);
+            let name = files
+                .iter()
+                .find(|f| f.scope == scope)
+                .map_or(String::new(), |f| f.source.display.clone());
+            let resolution =
+                crate::model::resolution::build(&catalog, &index, &name, config.cel_eval_budget);
             let ctx = Ctx {
                 files: &files,
                 catalog: &catalog,
                 config: &config,
                 index: &index,
+                resolution: &resolution,
                 scope,
             };
             diags.extend(check::run(&ctx));

@@ -15,6 +15,8 @@ pub struct Rule {
     /// Off unless enabled in the configuration.
     pub enabled: bool,
     pub summary: String,
+    /// Rules the failing example necessarily triggers too (e.g. an uninstallable bundle, OLM501).
+    pub also: Vec<String>,
     /// The Markdown body (after the front matter).
     pub body: &'static str,
 }
@@ -70,6 +72,14 @@ fn parse(id: &'static str, doc: &'static str) -> Option<Rule> {
             .unwrap_or(Severity::Error),
         enabled: field("enabled").is_none_or(|v| v != "false"),
         summary: field("summary").unwrap_or_default(),
+        also: field("also")
+            .map(|v| {
+                v.split(',')
+                    .map(|x| x.trim().to_string())
+                    .filter(|x| !x.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default(),
         body,
     })
 }

@@ -153,3 +153,43 @@ fn constraint_verdicts_match() {
         assert!(compared >= 40, "{compared}");
     }
 }
+
+/// Per bundle: installable from the case's catalog alone, as OLM's resolver decided.
+#[test]
+fn installability_verdicts_match() {
+    let mut compared = 0;
+    for (name, catalog, up) in cases() {
+        let Some(expect) = up["installable_any_channel"].as_object() else {
+            continue;
+        };
+        if expect.is_empty() {
+            continue;
+        }
+        let out = run(&Options {
+            paths: vec![catalog],
+            no_config: true,
+            ..Default::default()
+        })
+        .unwrap();
+        for (bundle, installable) in expect {
+            let flagged = out
+                .diags
+                .iter()
+                .filter(|d| d.rule == "OLM501" && d.bundle.as_deref() == Some(bundle.as_str()))
+                .count();
+            let installable = installable.as_bool().unwrap();
+            assert_eq!(
+                flagged,
+                usize::from(!installable),
+                "{name}: {bundle} upstream installable={installable}; olmlint: {:#?}",
+                out.diags
+                    .iter()
+                    .filter(|d| d.bundle.as_deref() == Some(bundle.as_str()))
+                    .map(|d| (d.rule, &d.message))
+                    .collect::<Vec<_>>()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared == 0 || compared >= 40, "{compared}");
+}

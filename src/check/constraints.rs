@@ -26,7 +26,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         for p in &b.properties {
             match p.ty() {
                 "olm.constraint" => constraint_property(ctx, b, p, out),
-                "olm.package.required" | "olm.gvk.required" | "olm.label.required" => {
+                // In bundle directories these come from dependencies.yaml: OLM601 covers them.
+                "olm.package.required" | "olm.gvk.required" | "olm.label.required"
+                    if !b.from_directory =>
+                {
                     legacy(b, p, out)
                 }
                 t if PROVISIONAL_TYPES.contains(&t) => provisional_type(b, p, out),

@@ -1,10 +1,13 @@
 //! Stage 3: checks. One module per rule family; each reads the model and pushes diagnostics.
 
 pub mod bundle;
+pub mod bundle_dir;
+pub mod cel;
 pub mod channel;
 pub mod constraints;
 pub mod deprecations;
 pub mod graph;
+pub mod installability;
 pub mod load;
 pub mod package;
 pub mod properties;
@@ -14,6 +17,7 @@ use crate::config::Config;
 use crate::diag::Diagnostic;
 use crate::load::LoadedFile;
 use crate::model::index::Index;
+use crate::model::resolution::Resolution;
 use crate::model::Catalog;
 
 pub struct Ctx<'a> {
@@ -21,6 +25,8 @@ pub struct Ctx<'a> {
     pub catalog: &'a Catalog<'a>,
     pub config: &'a Config,
     pub index: &'a Index<'a>,
+    /// The catalog as OLM's resolver sees it.
+    pub resolution: &'a Resolution,
     /// The catalog (command-line path) being checked.
     pub scope: usize,
 }
@@ -53,6 +59,9 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         properties::check,
         ranges::check,
         constraints::check,
+        cel::check,
+        bundle_dir::check,
+        installability::check,
     ];
     use rayon::prelude::*;
     families

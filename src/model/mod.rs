@@ -6,6 +6,7 @@ pub mod bundle_dir;
 mod decode;
 pub mod formats;
 pub mod index;
+pub mod resolution;
 
 use crate::diag::{pointer_segment, Diagnostic};
 use crate::load::tree::{Node, Span};

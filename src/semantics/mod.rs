@@ -3,4 +3,5 @@
 pub mod cel;
 pub mod constraint;
 pub mod range;
+pub mod sat;
 pub mod version;

@@ -8,6 +8,7 @@
 mod decode;
 pub mod predicate;
 pub mod property;
+pub mod theory;
 
 pub use decode::{decode, Decoded, Issue, IssueKind};
 

@@ -121,6 +121,29 @@ impl Pred {
         }
     }
 
+    /// A short human description ("package bar in range >=2.0.0").
+    pub fn describe(&self) -> String {
+        let join =
+            |ps: &[Pred], sep: &str| ps.iter().map(Pred::describe).collect::<Vec<_>>().join(sep);
+        match self {
+            Pred::Gvk {
+                group,
+                version,
+                kind,
+            } => format!("a provider of {group}/{version} {kind}"),
+            Pred::Package { name, range } => {
+                format!("package {name} in range {}", range.intervals())
+            }
+            Pred::Cel { rule } => format!("CEL rule #{rule}"),
+            Pred::Label(l) => format!("label {l}"),
+            Pred::All(ps) if ps.is_empty() => "anything (empty all)".into(),
+            Pred::Any(ps) if ps.is_empty() => "nothing (empty any)".into(),
+            Pred::All(ps) => format!("({})", join(ps, " and ")),
+            Pred::Any(ps) => format!("({})", join(ps, " or ")),
+            Pred::Not(ps) => format!("not ({})", join(ps, " or ")),
+        }
+    }
+
     /// Packages one of which a matching entry must belong to, when the predicate pins that
     /// (used to look candidates up in an index instead of scanning every entry).
     pub fn required_packages(&self) -> Option<Vec<&str>> {

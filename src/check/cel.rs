@@ -1,0 +1,160 @@
+//! CEL (OLM4xx): every `cel` constraint compiled in OLM's exact environment, errors pointed at
+//! the character inside the YAML scalar, then evaluated over the catalog's bundles.
+//! OLM401 cel-syntax, OLM402 cel-type, OLM403 cel-not-bool, OLM404 cel-unknown-property,
+//! OLM405 cel-runtime-error, OLM406 cel-limit.
+
+use super::Ctx;
+use crate::diag::Diagnostic;
+use crate::load::scalar::file_offset;
+use crate::load::tree::{Node, Span};
+use crate::semantics::cel::{self, CelErrorKind};
+use crate::semantics::constraint::{decode, Kind};
+use std::collections::{BTreeSet, HashMap};
+
+/// One `cel` node of one bundle's constraint.
+struct Site<'a> {
+    file: usize,
+    rule: String,
+    node: Option<&'a Node>,
+    pointer: String,
+    package: &'a str,
+    bundle: &'a str,
+}
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let mut sites: Vec<Site<'_>> = Vec::new();
+    for b in &ctx.catalog.bundles {
+        for p in b.properties_of("olm.constraint") {
+            let Some(v) = p.value.as_deref() else {
+                continue;
+            };
+            let d = decode(v);
+            if d.parse_error().is_some() {
+                continue;
+            }
+            let Some(root) = d.root.as_ref() else {
+                continue;
+            };
+            root.walk(&mut |c| {
+                if let Kind::Cel { rule, rule_node } = &c.kind {
+                    sites.push(Site {
+                        file: p.file,
+                        rule: rule.clone(),
+                        node: *rule_node,
+                        pointer: format!("{}{}/cel/rule", p.value_pointer(), c.pointer),
+                        package: b.package(),
+                        bundle: b.name(),
+                    });
+                }
+            });
+        }
+    }
+    if sites.is_empty() {
+        return;
+    }
+    let types: BTreeSet<&str> = ctx
+        .resolution
+        .runtime
+        .iter()
+        .flatten()
+        .map(|p| p.ty.as_str())
+        .collect();
+    let mut compiled: HashMap<&str, Result<cel::CompiledRule, Vec<cel::CelError>>> = HashMap::new();
+    let mut evaluated: BTreeSet<&str> = BTreeSet::new();
+    for site in &sites {
+        let result = compiled
+            .entry(site.rule.as_str())
+            .or_insert_with(|| cel::compile(&site.rule));
+        let d = |rule: &'static str, msg: String, span: Span| {
+            Diagnostic::new(rule, msg)
+                .at(site.file, span)
+                .pointer(site.pointer.clone())
+                .package(Some(site.package))
+                .bundle(Some(site.bundle))
+        };
+        let span_of = |r: &std::ops::Range<usize>| -> Span {
+            let Some(n) = site.node else {
+                return Span::default();
+            };
+            let Some(f) = ctx.files.get(site.file) else {
+                return n.span;
+            };
+            let a = file_offset(&f.source.text, n, r.start);
+            let b = file_offset(&f.source.text, n, r.end.max(r.start + 1));
+            Span::new(a, b.max(a + 1))
+        };
+        let whole = site.node.map_or(Span::default(), |n| n.span);
+        match result {
+            Err(errors) => {
+                let olm = cel::render_cel_go(&site.rule, errors);
+                for e in errors.iter().take(5) {
+                    let (rule, why) = match e.kind {
+                        CelErrorKind::Syntax => ("OLM401", "OLM compiles the rule only when a subscription reaches this bundle; the syntax error then aborts resolution for the whole namespace."),
+                        CelErrorKind::Type => ("OLM402", "OLM's CEL environment has only the standard library, the variable `properties` and `semver_compare`; the check error aborts resolution."),
+                        CelErrorKind::NotBool => ("OLM403", "OLM requires the rule's type to be exactly bool (a dyn result is rejected)."),
+                        CelErrorKind::Limit => ("OLM406", "cel-go rejects rules over 100000 code points or nested deeper than its parser allows."),
+                    };
+                    let span = if e.kind == CelErrorKind::NotBool {
+                        whole
+                    } else {
+                        span_of(&e.span)
+                    };
+                    let help = match &e.suggestion {
+                        Some(s) => format!("{s}. {why}"),
+                        None => why.to_string(),
+                    };
+                    let msg = if e.kind == CelErrorKind::NotBool {
+                        format!(
+                            "cel expressions must have type Bool: {:?} does not",
+                            site.rule
+                        )
+                    } else {
+                        format!("CEL: {}", e.message)
+                    };
+                    out.push(d(rule, msg, span).help(format!(
+                        "{help}\nOLM reports: convert olm.constraint to resolver predicate: {olm}"
+                    )));
+                }
+            }
+            Ok(program) => {
+                for (ty, range) in cel::property_type_literals(program) {
+                    if types.contains(ty.as_str()) {
+                        continue;
+                    }
+                    let hint = crate::suggest::closest(&ty, types.iter().copied())
+                        .map(|s| format!(" Did you mean {s:?}?"))
+                        .unwrap_or_default();
+                    out.push(d("OLM404", format!("the rule compares a property type with {ty:?}, which no bundle in the catalog has"), span_of(&range)).help(format!(
+                        "Property types present: {}.{hint} A typo here makes the rule false for every candidate.",
+                        types.iter().take(12).copied().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+                if !evaluated.insert(site.rule.as_str()) {
+                    continue;
+                }
+                let r = ctx.resolution;
+                let Some(outcomes) = r
+                    .cel
+                    .index_of(&site.rule)
+                    .and_then(|i| r.cel.outcomes(i, &r.runtime))
+                else {
+                    continue;
+                };
+                if let Some((bi, message)) = &outcomes.first_runtime_error {
+                    let example = ctx.catalog.bundles.get(*bi).map_or("", |b| b.name());
+                    out.push(
+                        d("OLM405", format!("evaluating the rule fails at runtime on {} of {} bundles (e.g. {example}: {message}); OLM silently treats that as false", outcomes.runtime_errors, outcomes.truth.len()), whole).help(
+                            "JSON numbers are doubles in OLM's CEL data (`p.value + 1` fails, `p.value + 1.0` works), and a missing key is an error: guard with `has(p.value.x)` or compare types first.",
+                        ),
+                    );
+                }
+                if outcomes.over_budget > 0 {
+                    out.push(
+                        d("OLM406", format!("evaluating the rule exceeds the cost budget ({} steps) on {} bundles", r.cel.budget, outcomes.over_budget), whole)
+                            .help("Nested comprehensions over `properties` grow exponentially. OLM has no limit and would stall. Raise `limits.cel-eval-budget` only if the rule is intended."),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,461 @@
+//! Satisfiability (OLM5xx): for every bundle, would OLM's resolver install it from this
+//! catalog alone (subscribed with `startingCSV` = the bundle, in some channel holding it)?
+//! OLM501 bundle-uninstallable, OLM503 no-candidates, OLM504 conflicting-dependencies,
+//! OLM505 broken-candidate, OLM506 sat-budget.
+
+use super::Ctx;
+use crate::diag::{Diagnostic, Location};
+use crate::model::resolution::{BundleDep, Resolution};
+use crate::model::Bundle;
+use crate::semantics::constraint::predicate::Pred;
+use crate::semantics::constraint::theory;
+use crate::semantics::sat::{explain, olm_message, Budget, CoreItem, EntryId, Verdict};
+use rayon::prelude::*;
+
+pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let r = ctx.resolution;
+    let budget = Budget::conflicts(ctx.config.sat_conflicts);
+    let verdicts: Vec<(usize, Verdict)> = (0..ctx.catalog.bundles.len())
+        .into_par_iter()
+        .map_init(
+            || r.problem.checker(),
+            |checker, bi| {
+                let starts = r.bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]);
+                (!starts.is_empty()).then(|| (bi, checker.check(starts, budget)))
+            },
+        )
+        .flatten()
+        .collect();
+    for (bi, verdict) in verdicts {
+        let Some(b) = ctx.catalog.bundles.get(bi) else {
+            continue;
+        };
+        let deps = r.deps.get(bi).map(Vec::as_slice).unwrap_or(&[]);
+        for d in deps {
+            // A proven self-conflict (OLM502) already explains the missing candidates.
+            if !self_conflict(b, d, out) {
+                no_candidates(ctx, b, d, out);
+            }
+        }
+        if verdict.is_installable() {
+            continue;
+        }
+        uninstallable(ctx, r, bi, b, &verdict, out);
+    }
+}
+
+fn name_loc(b: &Bundle<'_>) -> Location {
+    Location {
+        file: b.doc.file,
+        span: b.name.map_or(b.doc.node.span, |n| n.node.span),
+    }
+}
+
+fn property_loc(ctx: &Ctx<'_>, bi: usize, property: usize) -> Option<(Location, String)> {
+    let b = ctx.catalog.bundles.get(bi)?;
+    let p = b.properties.get(property)?;
+    Some((
+        Location {
+            file: p.file,
+            span: p.span(),
+        },
+        p.value_pointer(),
+    ))
+}
+
+fn entry_bundle<'a>(
+    ctx: &'a Ctx<'a>,
+    r: &Resolution,
+    e: EntryId,
+) -> Option<(usize, &'a Bundle<'a>)> {
+    let bi = *r.entry_bundle.get(e as usize)?;
+    Some((bi, ctx.catalog.bundles.get(bi)?))
+}
+
+fn uninstallable(
+    ctx: &Ctx<'_>,
+    r: &Resolution,
+    bi: usize,
+    b: &Bundle<'_>,
+    verdict: &Verdict,
+    out: &mut Vec<Diagnostic>,
+) {
+    let starts = r.bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]);
+    let loc = name_loc(b);
+    let (pkg, name) = (Some(b.package()), Some(b.name()));
+    let mut d = match verdict {
+        Verdict::BudgetExceeded => {
+            out.push(
+                Diagnostic::new("OLM506", format!("could not decide whether {} is installable within {} conflicts", b.name(), ctx.config.sat_conflicts))
+                    .at(loc.file, loc.span)
+                    .pointer("/name")
+                    .package(pkg)
+                    .bundle(name)
+                    .help("The dependency problem is unusually hard (OLM has no limit and may take very long). Raise `limits.sat-conflicts` in .olmlint.yaml to keep searching."),
+            );
+            return;
+        }
+        Verdict::HardError { entry, message } => {
+            let own = starts.contains(entry);
+            let reached = entry_bundle(ctx, r, *entry);
+            let who = reached.map_or("a reached bundle", |(_, x)| x.name());
+            if !own {
+                let mut d505 = Diagnostic::new("OLM505", format!("installing {} reaches {who}, whose dependencies OLM cannot evaluate: {message}", b.name()))
+                    .at(loc.file, loc.span)
+                    .pointer("/name")
+                    .package(pkg)
+                    .bundle(name)
+                    .help(format!("OLM aborts the whole resolution (for every subscription in the namespace) as soon as it reaches {who}. Fix that bundle's constraint, or move it off the channels other bundles depend on."));
+                if let Some((rb, _)) = reached {
+                    if let Some(dep) = r.deps.get(rb).and_then(|ds| {
+                        ds.iter()
+                            .find(|d| d.error.is_some() || d.channel_error.is_some())
+                    }) {
+                        if let Some((l, _)) = property_loc(ctx, rb, dep.property) {
+                            d505 = d505.related(format!("the broken dependency of {who}"), Some(l));
+                        }
+                    }
+                }
+                out.push(d505);
+            }
+            Diagnostic::new("OLM501", explain(&r.problem, verdict))
+        }
+        Verdict::Unsatisfiable { core } => {
+            conflicting_dependencies(ctx, r, bi, b, starts, core, out);
+            Diagnostic::new("OLM501", explain(&r.problem, verdict))
+        }
+        Verdict::Installable { .. } => return,
+    };
+    d = d
+        .at(loc.file, loc.span)
+        .pointer("/name")
+        .package(pkg)
+        .bundle(name);
+    if let Verdict::Unsatisfiable { core } = verdict {
+        for item in core {
+            match item {
+                CoreItem::Dependency { entry, index } => {
+                    let origin = r
+                        .problem
+                        .entry(*entry)
+                        .and_then(|e| e.dependencies.get(*index))
+                        .and_then(|dep| r.origins.get(dep.origin as usize));
+                    if let Some(o) = origin {
+                        if let Some((l, _)) = property_loc(ctx, o.bundle, o.property) {
+                            let owner = ctx.catalog.bundles.get(o.bundle).map_or("", |x| x.name());
+                            let label = r
+                                .problem
+                                .entry(*entry)
+                                .and_then(|e| e.dependencies.get(*index))
+                                .map_or(String::new(), |x| x.label.clone());
+                            d = d.related(format!("{owner} {label}"), Some(l));
+                        }
+                    }
+                }
+                CoreItem::AtMostOneGvk { gvk, entries } => {
+                    for e in entries {
+                        if let Some((_, x)) = entry_bundle(ctx, r, *e) {
+                            d = d.related(
+                                format!(
+                                    "{} provides {gvk}; only one provider may be installed",
+                                    x.name()
+                                ),
+                                Some(name_loc(x)),
+                            );
+                        }
+                    }
+                }
+                CoreItem::AtMostOnePackage { package, entries } => {
+                    for e in entries {
+                        if let Some((_, x)) = entry_bundle(ctx, r, *e) {
+                            d = d.related(format!("{} is in package {package}; only one bundle per package may be installed", x.name()), Some(name_loc(x)));
+                        }
+                    }
+                }
+                CoreItem::Prohibited(e) => {
+                    if let Some((_, x)) = entry_bundle(ctx, r, *e) {
+                        d = d.related(
+                            format!(
+                                "{} is deprecated (olm.deprecated), so OLM never installs it",
+                                x.name()
+                            ),
+                            Some(name_loc(x)),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let cel_messages: Vec<String> = r
+        .deps
+        .get(bi)
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x.failure_message.clone())
+        .collect();
+    let authors = if cel_messages.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " The authors' failure messages: {}.",
+            cel_messages.join("; ")
+        )
+    };
+    out.push(d.help(format!(
+        "A subscription to {} with startingCSV {} fails on a cluster with: {}.{authors} (Checked against this catalog alone; add the catalogs dependencies come from with `context:` in .olmlint.yaml.)",
+        b.package(),
+        b.name(),
+        olm_message(&r.problem, verdict)
+    )));
+}
+
+/// OLM504: the core involves only this bundle's own dependencies plus invariants.
+fn conflicting_dependencies(
+    ctx: &Ctx<'_>,
+    r: &Resolution,
+    bi: usize,
+    b: &Bundle<'_>,
+    starts: &[EntryId],
+    core: &[CoreItem],
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut own: Vec<usize> = Vec::new();
+    let mut invariant = None;
+    for item in core {
+        match item {
+            CoreItem::Dependency { entry, index } if starts.contains(entry) => {
+                let o = r
+                    .problem
+                    .entry(*entry)
+                    .and_then(|e| e.dependencies.get(*index))
+                    .and_then(|dep| r.origins.get(dep.origin as usize));
+                if let Some(o) = o {
+                    own.push(o.property);
+                }
+            }
+            CoreItem::Dependency { .. } | CoreItem::Prohibited(_) => return,
+            CoreItem::AtMostOneGvk { gvk, .. } => {
+                invariant = Some(format!("at most one provider of {gvk} can be installed"))
+            }
+            CoreItem::AtMostOnePackage { package, .. } => {
+                invariant = Some(format!(
+                    "at most one bundle of package {package} can be installed"
+                ))
+            }
+            _ => {}
+        }
+    }
+    let Some(invariant) = invariant else { return };
+    own.sort_unstable();
+    own.dedup();
+    let Some(&first) = own.first() else { return };
+    let Some((loc, pointer)) = property_loc(ctx, bi, first) else {
+        return;
+    };
+    let mut d = Diagnostic::new("OLM504", format!("the dependencies of {} cannot hold together: {invariant}", b.name()))
+        .at(loc.file, loc.span)
+        .pointer(pointer)
+        .package(Some(b.package()))
+        .bundle(Some(b.name()))
+        .help("Each dependency property must be met by some installed bundle, but OLM installs at most one bundle per package and one provider per GVK. Require versions that overlap, or combine the requirements in one `all` constraint.");
+    for p in own.iter().skip(1) {
+        if let Some((l, _)) = property_loc(ctx, bi, *p) {
+            d = d.related("conflicting dependency", Some(l));
+        }
+    }
+    out.push(d);
+}
+
+/// True when some node is already reported as never matching (empty `any`: OLM206; empty
+/// range: OLM302).
+fn trivially_false(p: &Pred) -> bool {
+    match p {
+        Pred::Any(ps) if ps.is_empty() => true,
+        Pred::Package { range, .. } => range.is_empty(),
+        Pred::All(ps) | Pred::Any(ps) | Pred::Not(ps) => ps.iter().any(trivially_false),
+        _ => false,
+    }
+}
+
+/// OLM502: no conceivable bundle satisfies the constraint.
+fn self_conflict(b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) -> bool {
+    let Some(pred) = &d.pred else { return false };
+    if !matches!(pred, Pred::All(_) | Pred::Not(_) | Pred::Any(_)) || trivially_false(pred) {
+        return false;
+    }
+    if theory::satisfiable(pred) != Some(false) {
+        return false;
+    }
+    let Some(p) = b.properties.get(d.property) else {
+        return false;
+    };
+    let why = match (theory::minimal_conflict(pred), pred) {
+        (Some(keep), Pred::All(children)) => {
+            let parts: Vec<String> = keep
+                .iter()
+                .filter_map(|&i| children.get(i))
+                .map(Pred::describe)
+                .collect();
+            format!(
+                "a bundle has one package and one version, so {} cannot all hold at once",
+                parts.join(", ")
+            )
+        }
+        _ => format!(
+            "{} holds for no bundle (a bundle has exactly one package and one version)",
+            pred.describe()
+        ),
+    };
+    out.push(
+        Diagnostic::new("OLM502", format!("no bundle can ever satisfy this constraint: {why}"))
+            .at(p.file, p.span())
+            .pointer(p.value_pointer())
+            .package(Some(b.package()))
+            .bundle(Some(b.name()))
+            .help("All children of `all` must hold for ONE candidate bundle. If you meant separate requirements that different bundles may meet, write them as separate `olm.constraint` properties; if you meant alternatives, use `any`."),
+    );
+    true
+}
+
+/// OLM503 with near misses.
+fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) {
+    let Some(pred) = &d.pred else { return };
+    let r = ctx.resolution;
+    let self_ok = d.ineligible.iter().chain(&d.candidates).any(|&e| {
+        r.entry_bundle
+            .get(e as usize)
+            .and_then(|&x| ctx.catalog.bundles.get(x))
+            .is_some_and(|x| std::ptr::eq(x, b))
+    });
+    // An empty `any` can never match: OLM206 says why.
+    let empty_any = matches!(pred, Pred::Any(ps) if ps.is_empty());
+    if !d.candidates.is_empty() || self_ok || empty_any || provided_elsewhere(ctx, pred) {
+        return;
+    }
+    let Some(p) = b.properties.get(d.property) else {
+        return;
+    };
+    let mut misses: Vec<String> = Vec::new();
+    for &e in &d.ineligible {
+        if let Some(x) = r
+            .entry_bundle
+            .get(e as usize)
+            .and_then(|&i| ctx.catalog.bundles.get(i))
+        {
+            let entry = r.problem.entry(e);
+            misses.push(format!(
+                "{} matches but is not a candidate: in channel {} it is skipped or off the replaces chain from the head, and OLM only considers entries on that chain",
+                x.name(),
+                entry.map_or("", |e| e.channel.as_str())
+            ));
+        }
+    }
+    misses.extend(near_misses(ctx, pred));
+    let what = match pred {
+        Pred::Cel { .. } => format!(
+            "CEL rule {}",
+            d.label
+                .strip_prefix("with constraint: ")
+                .unwrap_or(&d.label)
+        ),
+        _ => pred.describe(),
+    };
+    let detail = if misses.is_empty() {
+        "nothing in the catalog comes close".to_string()
+    } else {
+        misses.join("; ")
+    };
+    out.push(
+        Diagnostic::new("OLM503", format!("no bundle in the catalog satisfies this dependency on {what}: {detail}"))
+            .at(p.file, p.span())
+            .pointer(p.value_pointer())
+            .package(Some(b.package()))
+            .bundle(Some(b.name()))
+            .help(match &d.failure_message {
+                Some(m) => format!("OLM fails with \"constraints not satisfiable\" and the authors' message: {m}. If the dependency comes from another catalog, add it with `context:` or declare it under `provided:` in .olmlint.yaml."),
+                None => "OLM fails with \"constraints not satisfiable\". If the dependency comes from another catalog, add it with `context:` or declare it under `provided:` in .olmlint.yaml.".to_string(),
+            }),
+    );
+}
+
+fn provided_elsewhere(ctx: &Ctx<'_>, pred: &Pred) -> bool {
+    let pkgs = pred.required_packages().is_some_and(|p| {
+        p.iter()
+            .any(|n| ctx.config.provided_packages.iter().any(|x| x == n))
+    });
+    let gvks = pred.required_gvks().is_some_and(|g| {
+        g.iter().any(|(g, v, k)| {
+            ctx.config
+                .provided_gvks
+                .iter()
+                .any(|x| *x == format!("{g}/{v}/{k}"))
+        })
+    });
+    pkgs || gvks
+}
+
+/// What exists close to a package or GVK requirement.
+fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
+    let r = ctx.resolution;
+    let mut out = Vec::new();
+    match pred {
+        Pred::Package { name, .. } => {
+            let mut versions: Vec<&str> = ctx
+                .index
+                .bundles_by_package
+                .get(name.as_str())
+                .into_iter()
+                .flatten()
+                .filter_map(|&i| ctx.catalog.bundles.get(i))
+                .filter_map(|x| x.version().map(|v| v.value))
+                .collect();
+            versions.sort_unstable();
+            versions.dedup();
+            if versions.is_empty() {
+                let known: Vec<&str> = ctx.index.packages.keys().copied().collect();
+                match crate::suggest::closest(name, known) {
+                    Some(s) => out.push(format!(
+                        "there is no package {name:?} (did you mean {s:?}?)"
+                    )),
+                    None => out.push(format!("there is no package {name:?} in the catalog")),
+                }
+            } else {
+                let shown: Vec<&str> = versions.iter().rev().take(8).copied().collect();
+                out.push(format!(
+                    "{name} exists only at {}{}",
+                    shown.join(", "),
+                    if versions.len() > 8 { ", …" } else { "" }
+                ));
+            }
+        }
+        Pred::Gvk {
+            group,
+            version,
+            kind,
+        } => {
+            let mut similar: Vec<String> = Vec::new();
+            for (bi, f) in r.facts.iter().enumerate() {
+                for (g, v, k) in &f.gvks {
+                    if g == group && k.eq_ignore_ascii_case(kind) && (v != version || k != kind) {
+                        if let Some(x) = ctx.catalog.bundles.get(bi) {
+                            similar.push(format!("{k} {v} is provided by {}", x.name()));
+                        }
+                    }
+                }
+            }
+            similar.sort();
+            similar.dedup();
+            if similar.is_empty() {
+                out.push(format!("no bundle provides {kind} in group {group}"));
+            } else {
+                out.push(format!(
+                    "{kind} {version} is provided by nobody, but {}",
+                    similar.into_iter().take(5).collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+        _ => {}
+    }
+    out
+}

@@ -1,0 +1,549 @@
+//! The catalog as OLM's resolver sees it (spec §2.5, §3.1–§3.5): one entry per (channel,
+//! bundle), channels ordered by `sortChannel`, each dependency property turned into a
+//! predicate and its candidate list in OLM's preference order. Output is the abstract
+//! [`Problem`] the SAT engine checks, plus the maps back to the source.
+
+use super::index::Index;
+use super::{Bundle, Catalog};
+use crate::load::tree::Node;
+use crate::semantics::cel::{self, CompiledRule};
+use crate::semantics::constraint::predicate::{Facts, Pred};
+use crate::semantics::constraint::property::{is_dependency, verdict};
+use crate::semantics::sat::{Dependency, Entry, EntryId, Problem};
+use crate::semantics::version;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// Where a dependency comes from: bundle index and property index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub bundle: usize,
+    pub property: usize,
+}
+
+/// A dependency property of a bundle, as OLM converts it.
+#[derive(Debug)]
+pub struct BundleDep {
+    pub property: usize,
+    pub pred: Option<Pred>,
+    /// OLM's error for the property, when it fails to parse or convert.
+    pub error: Option<String>,
+    pub label: String,
+    pub failure_message: Option<String>,
+    /// Eligible candidates in preference order (entries of other bundles or of this one).
+    pub candidates: Vec<EntryId>,
+    /// Matching entries that are not candidates: skipped or off the replaces chain.
+    pub ineligible: Vec<EntryId>,
+    /// `sortChannel` error of a channel holding a matching entry (aborts resolution).
+    pub channel_error: Option<String>,
+}
+
+/// Each distinct CEL rule compiled once; its outcome on every bundle computed on first use.
+#[derive(Default)]
+pub struct CelTable {
+    pub rules: Vec<(String, Result<CompiledRule, String>)>,
+    by_rule: HashMap<String, usize>,
+    outcomes: Vec<OnceLock<Outcomes>>,
+    pub budget: u64,
+}
+
+/// A rule's evaluation on every bundle.
+#[derive(Debug, Default)]
+pub struct Outcomes {
+    /// Per bundle: the rule is true (errors count as false, as in OLM).
+    pub truth: Vec<bool>,
+    /// Bundles whose evaluation failed at runtime, with the first message.
+    pub runtime_errors: usize,
+    pub first_runtime_error: Option<(usize, String)>,
+    /// Bundles whose evaluation exceeded the cost budget.
+    pub over_budget: usize,
+}
+
+impl CelTable {
+    fn intern(&mut self, rule: &str) -> Result<usize, String> {
+        if let Some(&i) = self.by_rule.get(rule) {
+            return match self.rules.get(i) {
+                Some((_, Ok(_))) => Ok(i),
+                Some((_, Err(e))) => Err(e.clone()),
+                None => Err(String::new()),
+            };
+        }
+        let compiled = cel::compile(rule).map_err(|e| cel::render_cel_go(rule, &e));
+        let i = self.rules.len();
+        let out = compiled.as_ref().map(|_| i).map_err(Clone::clone);
+        self.rules.push((rule.to_string(), compiled));
+        self.outcomes.push(OnceLock::new());
+        self.by_rule.insert(rule.to_string(), i);
+        out
+    }
+
+    /// The index of a rule that compiled.
+    pub fn index_of(&self, rule: &str) -> Option<usize> {
+        self.by_rule
+            .get(rule)
+            .copied()
+            .filter(|&i| matches!(self.rules.get(i), Some((_, Ok(_)))))
+    }
+
+    /// The rule evaluated on every bundle, in parallel, once.
+    pub fn outcomes(&self, rule: usize, runtime: &[Vec<cel::Property>]) -> Option<&Outcomes> {
+        let cell = self.outcomes.get(rule)?;
+        Some(cell.get_or_init(|| {
+            use rayon::prelude::*;
+            let Some((_, Ok(compiled))) = self.rules.get(rule) else {
+                return Outcomes {
+                    truth: vec![false; runtime.len()],
+                    ..Outcomes::default()
+                };
+            };
+            let results: Vec<Result<bool, cel::EvalError>> = runtime
+                .par_iter()
+                .map(|props| cel::eval(compiled, props, self.budget))
+                .collect();
+            let mut o = Outcomes {
+                truth: Vec::with_capacity(results.len()),
+                ..Outcomes::default()
+            };
+            for (bi, r) in results.into_iter().enumerate() {
+                o.truth.push(matches!(r, Ok(true)));
+                if let Err(e) = r {
+                    if e.kind == cel::EvalErrorKind::Budget {
+                        o.over_budget += 1;
+                    } else {
+                        o.runtime_errors += 1;
+                        if o.first_runtime_error.is_none() {
+                            o.first_runtime_error = Some((bi, e.message));
+                        }
+                    }
+                }
+            }
+            o
+        }))
+    }
+
+    fn truth(&self, rule: usize, runtime: &[Vec<cel::Property>], bundle: usize) -> bool {
+        self.outcomes(rule, runtime)
+            .and_then(|o| o.truth.get(bundle).copied())
+            .unwrap_or(false)
+    }
+}
+
+pub struct Resolution {
+    pub problem: Problem,
+    /// Entry → bundle index.
+    pub entry_bundle: Vec<usize>,
+    /// Bundle index → its entries (one per channel listing it).
+    pub bundle_entries: Vec<Vec<EntryId>>,
+    /// Bundle index → its dependency properties.
+    pub deps: Vec<Vec<BundleDep>>,
+    /// Dependency origin ids used in the problem.
+    pub origins: Vec<Origin>,
+    pub cel: CelTable,
+    /// OLM's runtime view of each bundle's properties (for CEL).
+    pub runtime: Vec<Vec<cel::Property>>,
+    pub facts: Vec<Facts>,
+}
+
+/// OLM's `sortChannel`: the replaces chain from the unique head, skipped entries dropped.
+fn sort_channel(
+    entries: &[(&str, Option<&str>, Vec<&str>)],
+    pkg: &str,
+    ch: &str,
+) -> Result<Vec<usize>, String> {
+    let skipped: HashSet<&str> = entries
+        .iter()
+        .flat_map(|(_, _, s)| s.iter().copied())
+        .collect();
+    let live: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries.get(i).is_some_and(|(n, _, _)| !skipped.contains(n)))
+        .collect();
+    let replaced: HashSet<&str> = live
+        .iter()
+        .filter_map(|&i| entries.get(i).and_then(|e| e.1))
+        .collect();
+    let mut heads: Vec<usize> = live
+        .iter()
+        .copied()
+        .filter(|&i| {
+            entries
+                .get(i)
+                .is_some_and(|(n, _, _)| !replaced.contains(n))
+        })
+        .collect();
+    heads.sort_by_key(|&i| entries.get(i).map(|e| e.0));
+    let name = |i: usize| entries.get(i).map_or("", |e| e.0);
+    match heads.as_slice() {
+        [] => Err(format!("no channel heads (entries not replaced by another entry) found in channel {ch:?} of package {pkg:?}")),
+        [head] => {
+            let by_name: HashMap<&str, usize> = live.iter().map(|&i| (name(i), i)).collect();
+            let mut chain = vec![*head];
+            let mut seen: HashSet<usize> = HashSet::from([*head]);
+            let mut cur = *head;
+            while let Some(next) = entries.get(cur).and_then(|e| e.1).and_then(|r| by_name.get(r)).copied() {
+                if !seen.insert(next) {
+                    return Err(format!("a cycle exists in the chain of replacement beginning with {:?} in channel {ch:?} of package {pkg:?}", name(next)));
+                }
+                chain.push(next);
+                cur = next;
+            }
+            Ok(chain)
+        }
+        many => {
+            let names: Vec<&str> = many.iter().map(|&i| name(i)).collect();
+            Err(format!(
+                "a unique replacement chain within a channel is required to determine the relative order between channel entries, but {} replacement chains were found in channel {ch:?} of package {pkg:?}: {}",
+                many.len(),
+                names.join(", ")
+            ))
+        }
+    }
+}
+
+fn facts_of(b: &Bundle<'_>) -> Facts {
+    let mut f = Facts {
+        package: b.package().to_string(),
+        ..Facts::default()
+    };
+    for p in &b.properties {
+        let Some(v) = p.value.as_deref() else {
+            continue;
+        };
+        let s = |k: &str| {
+            v.get_folded(k)
+                .and_then(|e| e.value.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        match p.ty() {
+            "olm.package" => {
+                let ver = s("version");
+                if f.version.is_none() {
+                    f.version = version::parse_tolerant(&ver).ok();
+                }
+                f.olm_packages
+                    .push((s("packageName"), version::parse_strict(&ver).ok()));
+            }
+            "olm.gvk" => f.gvks.push((s("group"), s("version"), s("kind"))),
+            "olm.label" => f.labels.push(s("label")),
+            _ => {}
+        }
+    }
+    f
+}
+
+/// OLM's runtime properties of a bundle (§2.5, §4.4): every property but the hidden ones,
+/// then the legacy `.required` dependencies appended again as OLM converts them back.
+fn runtime_of(b: &Bundle<'_>) -> Vec<cel::Property> {
+    let mut out: Vec<cel::Property> = Vec::with_capacity(b.properties.len() + 2);
+    let mut again = Vec::new();
+    for p in &b.properties {
+        let ty = p.ty();
+        if matches!(ty, "olm.bundle.object" | "olm.csv.metadata") {
+            continue;
+        }
+        let value = p
+            .value
+            .as_deref()
+            .and_then(Node::to_json)
+            .unwrap_or(serde_json::Value::Null);
+        if matches!(ty, "olm.gvk.required" | "olm.package.required") {
+            again.push(cel::Property {
+                ty: ty.to_string(),
+                value: value.clone(),
+            });
+        }
+        out.push(cel::Property {
+            ty: ty.to_string(),
+            value,
+        });
+    }
+    out.extend(again);
+    out
+}
+
+fn gvk_key(g: &str, v: &str, k: &str) -> String {
+    format!("{g}/{v}/{k}")
+}
+
+/// Build the resolver's view of one catalog.
+pub fn build(cat: &Catalog<'_>, ix: &Index<'_>, catalog_name: &str, cel_budget: u64) -> Resolution {
+    let facts: Vec<Facts> = cat.bundles.iter().map(facts_of).collect();
+    let deprecated: Vec<bool> = cat
+        .bundles
+        .iter()
+        .map(|b| b.properties_of("olm.deprecated").next().is_some())
+        .collect();
+    // Entries, channel by channel; `order` is the candidate sort key (group rank, chain pos).
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut entry_bundle: Vec<usize> = Vec::new();
+    let mut eligible: Vec<bool> = Vec::new();
+    let mut order: Vec<(bool, String, String, usize)> = Vec::new();
+    let mut entry_channel_error: Vec<Option<usize>> = Vec::new();
+    let mut channel_errors: Vec<String> = Vec::new();
+    let mut bundle_entries: Vec<Vec<EntryId>> = vec![Vec::new(); cat.bundles.len()];
+    for c in &cat.channels {
+        let pkg = c.package.map_or("", |p| p.value);
+        let ch = c.name.map_or("", |n| n.value);
+        let is_default = ix
+            .packages
+            .get(pkg)
+            .and_then(|&i| cat.packages.get(i))
+            .and_then(|p| p.default_channel)
+            .is_some_and(|d| d.value == ch);
+        let mut seen = HashSet::new();
+        let listed: Vec<(&str, Option<&str>, Vec<&str>)> = c
+            .entries
+            .iter()
+            .filter(|e| !e.name().is_empty() && seen.insert(e.name()))
+            .map(|e| {
+                (
+                    e.name(),
+                    e.replaces.map(|r| r.value).filter(|r| !r.is_empty()),
+                    e.skips.iter().map(|s| s.value).collect(),
+                )
+            })
+            .collect();
+        let sorted = sort_channel(&listed, pkg, ch);
+        let err_idx = sorted.as_ref().err().map(|e| {
+            channel_errors.push(e.clone());
+            channel_errors.len() - 1
+        });
+        let pos: HashMap<usize, usize> = sorted
+            .as_ref()
+            .map(|chain| chain.iter().enumerate().map(|(p, &i)| (i, p)).collect())
+            .unwrap_or_default();
+        for (i, (name, _, _)) in listed.iter().enumerate() {
+            let Some(&bi) = ix.bundle.get(&(pkg, *name)) else {
+                continue;
+            };
+            let id = entries.len() as EntryId;
+            let f = facts.get(bi);
+            let mut gvks: Vec<String> = f
+                .map(|f| f.gvks.iter().map(|(g, v, k)| gvk_key(g, v, k)).collect())
+                .unwrap_or_default();
+            gvks.sort();
+            gvks.dedup();
+            entries.push(Entry {
+                bundle: name.to_string(),
+                package: pkg.to_string(),
+                channel: ch.to_string(),
+                catalog: catalog_name.to_string(),
+                deprecated: deprecated.get(bi).copied().unwrap_or(false),
+                provides_gvks: gvks,
+                package_props: f
+                    .map(|f| f.olm_packages.iter().map(|(n, _)| n.clone()).collect())
+                    .unwrap_or_default(),
+                dependencies: Vec::new(),
+                hard_error: None,
+            });
+            entry_bundle.push(bi);
+            eligible.push(pos.contains_key(&i));
+            order.push((
+                !is_default,
+                pkg.to_string(),
+                ch.to_string(),
+                pos.get(&i).copied().unwrap_or(usize::MAX),
+            ));
+            entry_channel_error.push(err_idx);
+            if let Some(v) = bundle_entries.get_mut(bi) {
+                v.push(id);
+            }
+        }
+    }
+    // Lookup indexes for candidate search.
+    let mut by_package: HashMap<String, Vec<EntryId>> = HashMap::new();
+    let mut by_gvk: HashMap<String, Vec<EntryId>> = HashMap::new();
+    for (id, e) in entries.iter().enumerate() {
+        let f = entry_bundle.get(id).and_then(|&b| facts.get(b));
+        let mut names: Vec<&str> = vec![e.package.as_str()];
+        names.extend(
+            f.map(|f| {
+                f.olm_packages
+                    .iter()
+                    .map(|(n, _)| n.as_str())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default(),
+        );
+        names.sort_unstable();
+        names.dedup();
+        for n in names {
+            by_package
+                .entry(n.to_string())
+                .or_default()
+                .push(id as EntryId);
+        }
+        for g in &e.provides_gvks {
+            by_gvk.entry(g.clone()).or_default().push(id as EntryId);
+        }
+    }
+    let runtime: Vec<Vec<cel::Property>> = cat.bundles.iter().map(runtime_of).collect();
+    let mut cel_table = CelTable {
+        budget: cel_budget,
+        ..CelTable::default()
+    };
+    let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
+    let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(cat.bundles.len());
+    let mut origins: Vec<Origin> = Vec::new();
+    for (bi, b) in cat.bundles.iter().enumerate() {
+        let mut list = Vec::new();
+        for (pi, p) in b.properties.iter().enumerate() {
+            if !is_dependency(p.ty()) {
+                continue;
+            }
+            let Some(value) = p.value.as_deref() else {
+                continue;
+            };
+            let v = verdict(p.ty(), value, &mut |rule| cel_table.intern(rule));
+            let error = v.olm_error(p.ty());
+            let failure_message = (p.ty() == "olm.constraint")
+                .then(|| {
+                    value
+                        .get_folded("failureMessage")
+                        .and_then(|e| e.value.as_str().map(str::to_string))
+                })
+                .flatten();
+            let mut dep = BundleDep {
+                property: pi,
+                pred: v.pred,
+                error,
+                label: v.label,
+                failure_message,
+                candidates: vec![],
+                ineligible: vec![],
+                channel_error: None,
+            };
+            if let Some(pred) = &dep.pred {
+                let seed: Vec<EntryId> = if let Some(pkgs) = pred.required_packages() {
+                    let mut s: Vec<EntryId> = pkgs
+                        .iter()
+                        .flat_map(|p| by_package.get(*p).into_iter().flatten().copied())
+                        .collect();
+                    s.sort_unstable();
+                    s.dedup();
+                    s
+                } else if let Some(gvks) = pred.required_gvks() {
+                    let mut s: Vec<EntryId> = gvks
+                        .iter()
+                        .flat_map(|(g, v, k)| {
+                            by_gvk.get(&gvk_key(g, v, k)).into_iter().flatten().copied()
+                        })
+                        .collect();
+                    s.sort_unstable();
+                    s.dedup();
+                    s
+                } else {
+                    all_ids.clone()
+                };
+                let cel_ref = &cel_table;
+                let runtime_ref = &runtime;
+                let matching: Vec<EntryId> = seed
+                    .into_iter()
+                    .filter(|&id| {
+                        let Some(&eb) = entry_bundle.get(id as usize) else {
+                            return false;
+                        };
+                        let Some(f) = facts.get(eb) else { return false };
+                        pred.matches(f, &|rule| cel_ref.truth(rule, runtime_ref, eb))
+                    })
+                    .collect();
+                for &id in &matching {
+                    if let Some(Some(ce)) = entry_channel_error.get(id as usize) {
+                        if dep.channel_error.is_none() {
+                            dep.channel_error = channel_errors.get(*ce).cloned();
+                        }
+                    }
+                }
+                let (mut good, bad): (Vec<EntryId>, Vec<EntryId>) = matching
+                    .into_iter()
+                    .partition(|&id| eligible.get(id as usize).copied().unwrap_or(false));
+                good.sort_by(|a, b| order.get(*a as usize).cmp(&order.get(*b as usize)));
+                dep.candidates = good;
+                dep.ineligible = bad;
+            }
+            list.push(dep);
+        }
+        // Wire the dependencies into every entry of the bundle.
+        for &eid in bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]) {
+            let hard = list
+                .iter()
+                .find_map(|d| d.error.clone().or_else(|| d.channel_error.clone()));
+            let mut sat_deps = Vec::new();
+            for d in list.iter().filter(|d| d.pred.is_some()) {
+                let mut candidates = d.candidates.clone();
+                // A bundle may satisfy its own dependency even off the chain.
+                if d.ineligible.contains(&eid) {
+                    candidates.push(eid);
+                }
+                sat_deps.push(Dependency {
+                    candidates,
+                    label: format!("requires an operator {}", d.label),
+                    origin: origins.len() as u32,
+                    cel_message: d.failure_message.clone(),
+                });
+                origins.push(Origin {
+                    bundle: bi,
+                    property: d.property,
+                });
+            }
+            if let Some(e) = entries.get_mut(eid as usize) {
+                e.dependencies = sat_deps;
+                e.hard_error = hard;
+            }
+        }
+        deps.push(list);
+    }
+    Resolution {
+        problem: Problem::new(entries),
+        entry_bundle,
+        bundle_entries,
+        deps,
+        origins,
+        cel: cel_table,
+        runtime,
+        facts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_channel;
+
+    #[test]
+    fn sort_channel_like_olm() {
+        let e = |n, r: Option<&'static str>, s: Vec<&'static str>| (n, r, s);
+        assert_eq!(
+            sort_channel(
+                &[e("v1", None, vec![]), e("v2", Some("v1"), vec![])],
+                "foo",
+                "stable"
+            ),
+            Ok(vec![1, 0])
+        );
+        // skipped entries are dropped, the chain continues through replaces
+        assert_eq!(
+            sort_channel(
+                &[e("v1", None, vec![]), e("v2", None, vec!["v1"])],
+                "foo",
+                "stable"
+            ),
+            Ok(vec![1])
+        );
+        assert!(sort_channel(
+            &[e("v1", None, vec![]), e("v2", None, vec![])],
+            "foo",
+            "stable"
+        )
+        .unwrap_err()
+        .contains(
+            "2 replacement chains were found in channel \"stable\" of package \"foo\": v1, v2"
+        ));
+        assert!(sort_channel(
+            &[e("v1", Some("v2"), vec![]), e("v2", Some("v1"), vec![])],
+            "foo",
+            "stable"
+        )
+        .unwrap_err()
+        .starts_with("no channel heads"));
+    }
+}

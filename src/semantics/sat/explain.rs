@@ -1,0 +1,409 @@
+//! Rendering verdicts: plain-language explanations and OLM's own message text.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use super::{CoreItem, Dependency, EntryId, Problem, Verdict};
+
+/// Longest list of bundles spelled out in an explanation.
+const MAX_LISTED: usize = 8;
+
+/// OLM's `pred.String()` for dependency `index` of `entry`.
+pub type PredicateText<'a> = &'a dyn Fn(EntryId, usize, &Dependency) -> String;
+
+/// How [`olm_message_with`] spells OLM identifiers.
+///
+/// An entry's id is `<catalog>/<namespace>/<channel>/<bundle>` (§3.1). OLM
+/// needs a namespace and a subscription name that a catalog does not have; the
+/// defaults (`ns`, `sub`) are those of the upstream test harness
+/// (`shared/upstream-cases`), so messages compare byte for byte with it.
+pub struct OlmStyle<'a> {
+    /// Catalog namespace in entry ids.
+    pub namespace: &'a str,
+    /// Subscription name used for [`CoreItem::Mandatory`] roots.
+    pub subscription: &'a str,
+    /// OLM's `pred.String()` for a dependency (entry, index, dependency). By
+    /// default the label with a leading `requires ` removed.
+    pub predicate: Option<PredicateText<'a>>,
+}
+
+impl Default for OlmStyle<'_> {
+    fn default() -> Self {
+        OlmStyle {
+            namespace: "ns",
+            subscription: "sub",
+            predicate: None,
+        }
+    }
+}
+
+/// OLM's error text for a verdict, with [`OlmStyle::default`]:
+/// `constraints not satisfiable: ` + the core's messages (§3.8) sorted and
+/// joined with `", "`; a hard error's own message; gini's
+/// `cancelled before a solution could be found` for an exhausted budget; the
+/// empty string for an installable verdict.
+pub fn olm_message(problem: &Problem, verdict: &Verdict) -> String {
+    olm_message_with(problem, verdict, &OlmStyle::default())
+}
+
+/// [`olm_message`] with explicit naming.
+pub fn olm_message_with(problem: &Problem, verdict: &Verdict, style: &OlmStyle<'_>) -> String {
+    match verdict {
+        Verdict::Installable { .. } => String::new(),
+        Verdict::HardError { message, .. } => message.clone(),
+        Verdict::BudgetExceeded => "cancelled before a solution could be found".to_string(),
+        Verdict::Unsatisfiable { core } => {
+            let mut msgs: Vec<String> = Vec::new();
+            for item in core {
+                olm_item(problem, item, style, &mut msgs);
+            }
+            msgs.sort();
+            if msgs.is_empty() {
+                "constraints not satisfiable".to_string()
+            } else {
+                format!("constraints not satisfiable: {}", msgs.join(", "))
+            }
+        }
+    }
+}
+
+fn olm_id(problem: &Problem, e: EntryId, ns: &str) -> String {
+    match problem.entry(e) {
+        Some(x) => format!("{}/{}/{}/{}", x.catalog, ns, x.channel, x.bundle),
+        None => format!("#{e}"),
+    }
+}
+
+fn bundle_name(problem: &Problem, e: EntryId) -> String {
+    problem
+        .entry(e)
+        .map_or_else(|| format!("#{e}"), |x| x.bundle.clone())
+}
+
+/// `a`, `a and b`, `a, b and c` (OLM's invariant style).
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {}", init.join(", "), last),
+    }
+}
+
+/// Splits `group/version/Kind`; the group may be empty.
+fn split_gvk(gvk: &str) -> (&str, &str, &str) {
+    let mut parts = gvk.rsplitn(3, '/');
+    let kind = parts.next().unwrap_or("");
+    let version = parts.next().unwrap_or("");
+    let group = parts.next().unwrap_or("");
+    (group, version, kind)
+}
+
+fn olm_item(problem: &Problem, item: &CoreItem, style: &OlmStyle<'_>, out: &mut Vec<String>) {
+    let ns = style.namespace;
+    match item {
+        CoreItem::Mandatory(e) => {
+            out.push(format!("subscription {} exists", style.subscription));
+            out.push(format!(
+                "subscription {} requires {}",
+                style.subscription,
+                olm_id(problem, *e, ns)
+            ));
+        }
+        CoreItem::Subscription { name, candidates } => {
+            out.push(format!("subscription {name} exists"));
+            let ids: Vec<String> = candidates.iter().map(|&c| olm_id(problem, c, ns)).collect();
+            out.push(match ids.as_slice() {
+                [] => format!("no operators found matching the criteria of subscription {name}"),
+                [one] => format!("subscription {name} requires {one}"),
+                [init @ .., last] => format!(
+                    "subscription {name} requires at least one of {} or {last}",
+                    init.join(", ")
+                ),
+            });
+        }
+        CoreItem::Installed(e) => out.push(format!(
+            "clusterserviceversion {} exists and is not referenced by a subscription",
+            bundle_name(problem, *e)
+        )),
+        CoreItem::Dependency { entry, index } => {
+            let dep = problem
+                .entry(*entry)
+                .and_then(|x| x.dependencies.get(*index));
+            let pred = match (dep, style.predicate) {
+                (Some(d), Some(f)) => f(*entry, *index, d),
+                (Some(d), None) => d
+                    .label
+                    .strip_prefix("requires ")
+                    .unwrap_or(&d.label)
+                    .to_string(),
+                (None, _) => String::new(),
+            };
+            out.push(format!(
+                "bundle {} requires an operator {}",
+                bundle_name(problem, *entry),
+                pred
+            ));
+        }
+        CoreItem::Prohibited(e) => {
+            out.push(format!("bundle {} is deprecated", olm_id(problem, *e, ns)));
+        }
+        CoreItem::AtMostOneGvk { gvk, entries } => {
+            let (group, version, kind) = split_gvk(gvk);
+            out.push(format!(
+                "{} provide {kind} ({group}/{version})",
+                and_list(&sorted_ids(problem, entries, ns))
+            ));
+        }
+        CoreItem::AtMostOnePackage { package, entries } => out.push(format!(
+            "{} originate from package {package}",
+            and_list(&sorted_ids(problem, entries, ns))
+        )),
+    }
+}
+
+fn sorted_ids(problem: &Problem, entries: &[EntryId], ns: &str) -> Vec<String> {
+    let mut ids: Vec<String> = entries.iter().map(|&e| olm_id(problem, e, ns)).collect();
+    ids.sort();
+    ids
+}
+
+/// Explains a verdict in words, in OLM's terms.
+///
+/// For an unsatisfiable core: `<start> cannot be installed: ` followed by the
+/// core's facts joined with `"; "`, walking dependencies breadth-first from the
+/// start (with each candidate list and `failureMessage`), then deprecations and
+/// the one-per-package / one-provider-per-API invariants. Bundle names get a
+/// `(channel)` or `(catalog/channel)` suffix only when ambiguous.
+pub fn explain(problem: &Problem, verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Installable { chosen } => {
+            let names = Names::new(problem, chosen.iter().copied());
+            format!("installable: OLM can install {}", names.list(chosen))
+        }
+        Verdict::HardError { entry, message } => {
+            let names = Names::new(problem, [*entry]);
+            format!(
+                "resolution aborts before solving: {} is reached and OLM cannot decode or compile one of its constraints ({message}); OLM fails every resolution that reaches it",
+                names.name(*entry)
+            )
+        }
+        Verdict::BudgetExceeded => "undecided: the SAT search exceeded its conflict budget, so installability is neither proven nor refuted".to_string(),
+        Verdict::Unsatisfiable { core } => explain_core(problem, core),
+    }
+}
+
+/// Display names, disambiguated only where needed.
+struct Names(HashMap<EntryId, String>);
+
+impl Names {
+    fn new(problem: &Problem, ids: impl IntoIterator<Item = EntryId>) -> Self {
+        let ids: BTreeSet<EntryId> = ids.into_iter().collect();
+        let mut by_bundle: HashMap<&str, Vec<EntryId>> = HashMap::new();
+        for &e in &ids {
+            if let Some(x) = problem.entry(e) {
+                by_bundle.entry(x.bundle.as_str()).or_default().push(e);
+            }
+        }
+        let mut names = HashMap::new();
+        for &e in &ids {
+            let Some(x) = problem.entry(e) else {
+                names.insert(e, format!("#{e}"));
+                continue;
+            };
+            let same = by_bundle
+                .get(x.bundle.as_str())
+                .map_or(&[][..], Vec::as_slice);
+            let name = if same.len() <= 1 {
+                x.bundle.clone()
+            } else {
+                let catalogs: BTreeSet<&str> = same
+                    .iter()
+                    .filter_map(|&o| problem.entry(o))
+                    .map(|o| o.catalog.as_str())
+                    .collect();
+                if catalogs.len() > 1 {
+                    format!("{} ({}/{})", x.bundle, x.catalog, x.channel)
+                } else {
+                    format!("{} ({})", x.bundle, x.channel)
+                }
+            };
+            names.insert(e, name);
+        }
+        Names(names)
+    }
+
+    fn name(&self, e: EntryId) -> String {
+        self.0.get(&e).cloned().unwrap_or_else(|| format!("#{e}"))
+    }
+
+    fn list(&self, ids: &[EntryId]) -> String {
+        let mut items: Vec<String> = ids.iter().take(MAX_LISTED).map(|&e| self.name(e)).collect();
+        if ids.len() > MAX_LISTED {
+            items.push(format!("{} more", ids.len() - MAX_LISTED));
+        }
+        and_list(&items)
+    }
+}
+
+fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
+    let mut mentioned: Vec<EntryId> = Vec::new();
+    for item in core {
+        match item {
+            CoreItem::Mandatory(e) | CoreItem::Installed(e) | CoreItem::Prohibited(e) => {
+                mentioned.push(*e)
+            }
+            CoreItem::Subscription { candidates, .. } => mentioned.extend(candidates),
+            CoreItem::Dependency { entry, index } => {
+                mentioned.push(*entry);
+                if let Some(d) = problem
+                    .entry(*entry)
+                    .and_then(|x| x.dependencies.get(*index))
+                {
+                    mentioned.extend(d.candidates.iter().filter(|&&c| problem.entry(c).is_some()));
+                }
+            }
+            CoreItem::AtMostOneGvk { entries, .. } | CoreItem::AtMostOnePackage { entries, .. } => {
+                mentioned.extend(entries)
+            }
+        }
+    }
+    let names = Names::new(problem, mentioned);
+
+    let mandatory: Vec<EntryId> = core
+        .iter()
+        .filter_map(|i| match i {
+            CoreItem::Mandatory(e) => Some(*e),
+            _ => None,
+        })
+        .collect();
+    let subject = match mandatory.as_slice() {
+        [one]
+            if core
+                .iter()
+                .all(|i| !matches!(i, CoreItem::Subscription { .. } | CoreItem::Installed(_))) =>
+        {
+            format!("{} cannot be installed", names.name(*one))
+        }
+        _ => "these requirements cannot be met together".to_string(),
+    };
+
+    let mut deps: BTreeMap<EntryId, Vec<usize>> = BTreeMap::new();
+    let mut prohibited: BTreeSet<EntryId> = BTreeSet::new();
+    let mut sentences: Vec<String> = Vec::new();
+    let mut queue: VecDeque<EntryId> = VecDeque::new();
+    for item in core {
+        match item {
+            CoreItem::Dependency { entry, index } => deps.entry(*entry).or_default().push(*index),
+            CoreItem::Prohibited(e) => {
+                prohibited.insert(*e);
+            }
+            CoreItem::Mandatory(e) => queue.push_back(*e),
+            CoreItem::Installed(e) => {
+                sentences.push(format!(
+                    "{} is installed without a subscription and must stay",
+                    names.name(*e)
+                ));
+                queue.push_back(*e);
+            }
+            CoreItem::Subscription { name, candidates } => {
+                sentences.push(match candidates.as_slice() {
+                    [] => format!("subscription {name} has no candidate bundle"),
+                    [one] => format!("subscription {name} must install {}", names.name(*one)),
+                    many => format!(
+                        "subscription {name} must install one of {}",
+                        names.list(many)
+                    ),
+                });
+                queue.extend(candidates);
+            }
+            CoreItem::AtMostOneGvk { .. } | CoreItem::AtMostOnePackage { .. } => {}
+        }
+    }
+
+    let mut seen: BTreeSet<EntryId> = BTreeSet::new();
+    let mut told_prohibited: BTreeSet<EntryId> = BTreeSet::new();
+    let mut walk = |queue: &mut VecDeque<EntryId>, sentences: &mut Vec<String>| {
+        while let Some(e) = queue.pop_front() {
+            if !seen.insert(e) {
+                continue;
+            }
+            if prohibited.contains(&e) && told_prohibited.insert(e) {
+                sentences.push(deprecated_sentence(&names, e));
+            }
+            for &index in deps.get(&e).map_or(&[][..], Vec::as_slice) {
+                let Some(dep) = problem.entry(e).and_then(|x| x.dependencies.get(index)) else {
+                    continue;
+                };
+                sentences.push(dep_sentence(problem, &names, e, dep));
+                for &c in &dep.candidates {
+                    if prohibited.contains(&c) && told_prohibited.insert(c) {
+                        sentences.push(deprecated_sentence(&names, c));
+                    }
+                    if problem.entry(c).is_some() {
+                        queue.push_back(c);
+                    }
+                }
+            }
+        }
+    };
+    walk(&mut queue, &mut sentences);
+    // Anything not connected to a root (should not happen in a minimal core).
+    let rest: Vec<EntryId> = deps.keys().copied().collect();
+    let mut queue: VecDeque<EntryId> = rest.into_iter().collect();
+    walk(&mut queue, &mut sentences);
+    for &e in &prohibited {
+        if !told_prohibited.contains(&e) {
+            sentences.push(deprecated_sentence(&names, e));
+        }
+    }
+    for item in core {
+        match item {
+            CoreItem::AtMostOnePackage { package, entries } => sentences.push(format!(
+                "at most one bundle of package {package} can be installed ({})",
+                names.list(entries)
+            )),
+            CoreItem::AtMostOneGvk { gvk, entries } => sentences.push(format!(
+                "at most one installed bundle may provide the API {gvk} ({})",
+                names.list(entries)
+            )),
+            _ => {}
+        }
+    }
+    if sentences.is_empty() {
+        subject
+    } else {
+        format!("{subject}: {}", sentences.join("; "))
+    }
+}
+
+fn deprecated_sentence(names: &Names, e: EntryId) -> String {
+    format!(
+        "{} is deprecated (olm.deprecated), so OLM never installs it",
+        names.name(e)
+    )
+}
+
+fn dep_sentence(problem: &Problem, names: &Names, owner: EntryId, dep: &Dependency) -> String {
+    let label = dep.label.trim();
+    let mut s = if label.is_empty() {
+        format!("{} has a dependency", names.name(owner))
+    } else if label.starts_with("requires ") {
+        format!("{} {label}", names.name(owner))
+    } else {
+        format!("{} requires {label}", names.name(owner))
+    };
+    if let Some(m) = &dep.cel_message {
+        s.push_str(&format!(" (failure message: \"{m}\")"));
+    }
+    let candidates: Vec<EntryId> = dep
+        .candidates
+        .iter()
+        .copied()
+        .filter(|&c| problem.entry(c).is_some())
+        .collect();
+    match candidates.as_slice() {
+        [] => s.push_str(", but no bundle in the catalogs satisfies it"),
+        [one] => s.push_str(&format!("; its only candidate is {}", names.name(*one))),
+        many => s.push_str(&format!("; its candidates are {}", names.list(many))),
+    }
+    s
+}

@@ -1,0 +1,374 @@
+//! SAT engine for OLM installability (olm-semantics §3.5–§3.9).
+//!
+//! The caller turns a catalog into an abstract [`Problem`]: one [`Entry`] per
+//! (catalog, channel, bundle), each with ordered dependency candidate lists. This
+//! module answers three questions on it:
+//!
+//! * [`check_installable`] / [`Checker::check`]: could OLM install bundle B (one
+//!   subscription with `startingCSV` = B, §3.9)? Unsatisfiable verdicts carry a
+//!   minimal unsatisfiable core over named constraints ([`CoreItem`]).
+//! * [`resolve`] / [`resolve_subscriptions`]: which set would OLM actually pick
+//!   (preference search plus extras minimisation, §3.6)?
+//! * [`explain`] / [`olm_message`]: render a verdict in words, or in OLM's own
+//!   `constraints not satisfiable: …` text (§3.8).
+//!
+//! Design (see `encode.rs` for the clauses):
+//!
+//! * [`Problem::new`] interns the at-most-one groups (per GVK, per package) and
+//!   flattens the dependency graph once. A [`Problem`] is immutable and `Sync`;
+//!   share it between threads.
+//! * Each check explores the closure reached from its start entry and encodes
+//!   only that closure into a small CNF (one variable per reached entry, linear
+//!   sequential-counter at-most-one). At-most-one groups therefore range over the
+//!   reached closure only, exactly like OLM, and verdicts do not depend on the
+//!   order in which checks run. A check first solves hard clauses; only an
+//!   UNSAT answer is re-encoded with one selector literal per dependency,
+//!   prohibition, root and group, solved under all selectors as assumptions, and
+//!   its core shrunk by deletion to a minimal unsatisfiable subset.
+//! * Why not one solver over the whole catalog, answering checks by
+//!   assumptions? A SAT answer from a CDCL solver assigns every variable, so each
+//!   check would cost time proportional to the catalog: measured 16 ms per check
+//!   on 100,000 entries against ~60 µs for the per-closure encoding.
+//! * A [`Checker`] owns the scratch buffers (closure marks sized to the
+//!   catalog, clause buffers) and one batsat solver, reset per check; it is
+//!   `Send`. Create one per worker thread ([`Problem::checker`]), e.g. with
+//!   rayon's `map_init(|| problem.checker(), |c, b| c.check(&b.starts, budget))`.
+//! * Budgets are conflict counts, enforced through batsat's `Callbacks::stop`.
+
+mod check;
+mod encode;
+mod explain;
+mod search;
+mod solver;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+
+pub use check::{CheckStats, Checker};
+pub use explain::{explain, olm_message, olm_message_with, OlmStyle, PredicateText};
+pub use search::{resolve, resolve_subscriptions};
+
+/// Dense index of an entry in [`Problem::entries`].
+pub type EntryId = u32;
+
+/// One solver unit: a bundle in one channel of one catalog (§3.1).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Entry {
+    /// Bundle name, e.g. `foo.v1.0.0`.
+    pub bundle: String,
+    /// Package of the entry.
+    pub package: String,
+    pub channel: String,
+    pub catalog: String,
+    /// `olm.deprecated`: the entry is Prohibited.
+    pub deprecated: bool,
+    /// `group/version/Kind` of every `olm.gvk` property (deduplicated here again).
+    pub provides_gvks: Vec<String>,
+    /// `packageName` of every `olm.package` property (one-bundle-per-package invariant).
+    pub package_props: Vec<String>,
+    /// Dependencies in property order.
+    pub dependencies: Vec<Dependency>,
+    /// The entry's own constraints fail to decode/compile: OLM aborts any
+    /// resolution that reaches it (§3.7).
+    pub hard_error: Option<String>,
+}
+
+/// One dependency clause `¬owner ∨ c1 ∨ … ∨ cn`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dependency {
+    /// Eligible candidates in OLM's preference order; may contain the owner.
+    /// Ids outside the problem are ignored.
+    pub candidates: Vec<EntryId>,
+    /// Human text, e.g. `requires package bar >=2.0.0`.
+    pub label: String,
+    /// Opaque id for the caller (source span).
+    pub origin: u32,
+    /// The author's `failureMessage`.
+    pub cel_message: Option<String>,
+}
+
+/// The abstract resolution problem plus precomputed indices.
+///
+/// Build it with [`Problem::new`]; do not mutate `entries` afterwards (the
+/// indices would go stale; nothing panics, but answers would be wrong).
+#[derive(Debug, Clone, Default)]
+pub struct Problem {
+    pub entries: Vec<Entry>,
+    index: Index,
+}
+
+/// Kind of an at-most-one group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum GroupKind {
+    Gvk,
+    Package,
+}
+
+/// Entry flag: `olm.deprecated`.
+pub(crate) const DEPRECATED: u8 = 1;
+/// Entry flag: has a hard error.
+pub(crate) const HARD_ERROR: u8 = 2;
+
+/// Flat (CSR) copies of what the checks walk, so that exploring and encoding
+/// touch a few dense arrays instead of the entry structs.
+#[derive(Debug, Clone, Default)]
+struct Index {
+    /// Interned groups: kind and name.
+    groups: Vec<(GroupKind, String)>,
+    /// Per entry: range into `group_ids` (its groups, deduplicated).
+    group_start: Vec<u32>,
+    group_ids: Vec<u32>,
+    /// Per entry: range into the flat dependency list.
+    dep_start: Vec<u32>,
+    /// Per flat dependency: range into `cands`.
+    cand_start: Vec<u32>,
+    /// Per flat dependency: the owner is among its candidates (tautology).
+    self_dep: Vec<bool>,
+    /// Candidates with out-of-range ids removed.
+    cands: Vec<EntryId>,
+    /// Per entry: [`DEPRECATED`] | [`HARD_ERROR`].
+    flags: Vec<u8>,
+}
+
+fn idx(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+impl Problem {
+    /// Builds the problem and its indices (group interning, flat adjacency).
+    /// `O(total properties + candidates)`.
+    pub fn new(entries: Vec<Entry>) -> Self {
+        let n = entries.len();
+        let mut ids: HashMap<(GroupKind, &str), u32> = HashMap::new();
+        let mut ix = Index {
+            group_start: Vec::with_capacity(n + 1),
+            dep_start: Vec::with_capacity(n + 1),
+            flags: Vec::with_capacity(n),
+            ..Index::default()
+        };
+        ix.group_start.push(0);
+        ix.dep_start.push(0);
+        ix.cand_start.push(0);
+        for (e, entry) in entries.iter().enumerate() {
+            let first = ix.group_ids.len();
+            let named = entry
+                .provides_gvks
+                .iter()
+                .map(|g| (GroupKind::Gvk, g.as_str()))
+                .chain(
+                    entry
+                        .package_props
+                        .iter()
+                        .map(|p| (GroupKind::Package, p.as_str())),
+                );
+            for (kind, name) in named {
+                let next = idx(ix.groups.len());
+                let groups = &mut ix.groups;
+                let id = *ids.entry((kind, name)).or_insert_with(|| {
+                    groups.push((kind, name.to_string()));
+                    next
+                });
+                if !ix.group_ids.get(first..).is_some_and(|g| g.contains(&id)) {
+                    ix.group_ids.push(id);
+                }
+            }
+            ix.group_start.push(idx(ix.group_ids.len()));
+            let own = idx(e);
+            for dep in &entry.dependencies {
+                ix.self_dep.push(dep.candidates.contains(&own));
+                ix.cands
+                    .extend(dep.candidates.iter().filter(|&&c| (c as usize) < n));
+                ix.cand_start.push(idx(ix.cands.len()));
+            }
+            ix.dep_start.push(idx(ix.self_dep.len()));
+            let mut flags = 0;
+            if entry.deprecated {
+                flags |= DEPRECATED;
+            }
+            if entry.hard_error.is_some() {
+                flags |= HARD_ERROR;
+            }
+            ix.flags.push(flags);
+        }
+        Problem { index: ix, entries }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entry with this id.
+    pub fn entry(&self, id: EntryId) -> Option<&Entry> {
+        self.entries.get(id as usize)
+    }
+
+    /// A reusable per-thread checker.
+    pub fn checker(&self) -> Checker<'_> {
+        Checker::new(self)
+    }
+
+    fn range(v: &[u32], i: usize) -> std::ops::Range<usize> {
+        match (v.get(i), v.get(i + 1)) {
+            (Some(&a), Some(&b)) => a as usize..b as usize,
+            _ => 0..0,
+        }
+    }
+
+    pub(crate) fn groups_of(&self, id: EntryId) -> &[u32] {
+        let r = Self::range(&self.index.group_start, id as usize);
+        self.index.group_ids.get(r).unwrap_or(&[])
+    }
+
+    pub(crate) fn group(&self, group: u32) -> Option<&(GroupKind, String)> {
+        self.index.groups.get(group as usize)
+    }
+
+    pub(crate) fn flags(&self, id: EntryId) -> u8 {
+        self.index.flags.get(id as usize).copied().unwrap_or(0)
+    }
+
+    /// Flat dependency ids of an entry, in property order.
+    pub(crate) fn deps_of(&self, id: EntryId) -> std::ops::Range<usize> {
+        Self::range(&self.index.dep_start, id as usize)
+    }
+
+    /// Valid candidates of a flat dependency, and whether it is a tautology.
+    pub(crate) fn dep(&self, flat: usize) -> (&[EntryId], bool) {
+        let r = Self::range(&self.index.cand_start, flat);
+        (
+            self.index.cands.get(r).unwrap_or(&[]),
+            self.index.self_dep.get(flat).copied().unwrap_or(false),
+        )
+    }
+}
+
+/// Conflict budget for one check or one resolution.
+///
+/// `conflicts` bounds the conflicts of the decisive solver calls. Core
+/// minimisation gets the same allowance again; when it runs out the core is
+/// returned unminimised (still a valid core).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub conflicts: u64,
+}
+
+impl Budget {
+    /// No limit.
+    pub const UNLIMITED: Budget = Budget {
+        conflicts: u64::MAX,
+    };
+
+    /// At most `n` conflicts.
+    pub const fn conflicts(n: u64) -> Budget {
+        Budget { conflicts: n }
+    }
+}
+
+impl Default for Budget {
+    /// 100,000 conflicts: far above anything a real catalog needs.
+    fn default() -> Self {
+        Budget::conflicts(100_000)
+    }
+}
+
+/// Result of an installability check (or the outcome of a resolution).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Satisfiable. `chosen` is the installed set, sorted by id: a witness for
+    /// checks, OLM's own pick for [`resolve`].
+    Installable { chosen: Vec<EntryId> },
+    /// Unsatisfiable; `core` is a minimal unsatisfiable subset (unless the
+    /// minimisation budget ran out), ordered roots, dependencies by depth,
+    /// prohibitions, groups.
+    Unsatisfiable { core: Vec<CoreItem> },
+    /// OLM aborts: a reached entry has an undecodable constraint (§3.7). The
+    /// first such entry in breadth-first order from the roots.
+    HardError { entry: EntryId, message: String },
+    /// The conflict budget ran out before a decision.
+    BudgetExceeded,
+}
+
+impl Verdict {
+    /// True for [`Verdict::Installable`].
+    pub fn is_installable(&self) -> bool {
+        matches!(self, Verdict::Installable { .. })
+    }
+}
+
+/// A named constraint of an unsatisfiable core.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CoreItem {
+    /// The checked start entry (or a `resolve` anchor) must be installed.
+    Mandatory(EntryId),
+    /// Subscription `name` must install one of `candidates` ([`resolve_subscriptions`]).
+    Subscription {
+        name: String,
+        candidates: Vec<EntryId>,
+    },
+    /// An installed entry without subscription must stay installed ([`resolve`]).
+    Installed(EntryId),
+    /// `entries[entry].dependencies[index]`.
+    Dependency { entry: EntryId, index: usize },
+    /// A reached deprecated entry.
+    Prohibited(EntryId),
+    /// At most one of the reached providers `entries` (sorted) of `gvk`.
+    AtMostOneGvk { gvk: String, entries: Vec<EntryId> },
+    /// At most one of the reached entries `entries` (sorted) of `package`.
+    AtMostOnePackage {
+        package: String,
+        entries: Vec<EntryId>,
+    },
+}
+
+/// A subscription for [`resolve_subscriptions`]: mandatory, needs one candidate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Subscription {
+    pub name: String,
+    /// Candidates in OLM's subscription order (§3.4).
+    pub candidates: Vec<EntryId>,
+}
+
+/// Who owns a dependency choice in [`Resolution::choices`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DepOwner {
+    /// The i-th anchor / subscription / installed entry, in input order
+    /// (anchors or subscriptions first, then `installed`).
+    Anchor(usize),
+    /// `entries[entry].dependencies[index]`.
+    Dependency { entry: EntryId, index: usize },
+}
+
+/// How one dependency of an installed entry was satisfied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChosenDependency {
+    pub owner: DepOwner,
+    /// The candidate that satisfies it.
+    pub chosen: EntryId,
+    /// True when the search picked `chosen` for this dependency; false when an
+    /// earlier pick already satisfied it.
+    pub guessed: bool,
+}
+
+/// Result of [`resolve`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution {
+    /// `Installable { chosen }` holds the installed set.
+    pub verdict: Verdict,
+    /// For every dependency (and anchor) of an installed entry, in search order.
+    pub choices: Vec<ChosenDependency>,
+}
+
+/// Checks whether the bundle whose entries (one per channel) are `starts` is
+/// installable: SAT for at least one start. Convenience wrapper around
+/// [`Checker::check`]; for many checks reuse a [`Checker`].
+pub fn check_installable(problem: &Problem, starts: &[EntryId], budget: Budget) -> Verdict {
+    problem.checker().check(starts, budget)
+}
