@@ -77,6 +77,14 @@ pub struct LintArgs {
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
+    /// Treat PATHs as changed files: lint the whole catalogs holding them, but report only
+    /// findings in those files or about bundles they define (what pre-commit passes).
+    #[arg(long)]
+    pub only_files: bool,
+    /// Lint the catalogs touched since a git ref, reporting only findings in changed files
+    /// (e.g. `--changed-since origin/main` in a pull request).
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
     /// Print no summary line on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -161,7 +169,56 @@ fn lint(args: LintArgs) -> i32 {
         no_config: args.no_config,
         enable: args.enable.clone(),
         disable: args.disable.clone(),
+        only_files: Vec::new(),
     };
+    let mut opts = opts;
+    if args.only_files {
+        opts.only_files = args.paths.clone();
+    }
+    if let Some(git_ref) = &args.changed_since {
+        match changed_files(git_ref) {
+            Ok(files) if files.is_empty() => {
+                if !args.quiet {
+                    eprintln!("olmlint: no catalog files changed since {git_ref}");
+                }
+                return 0;
+            }
+            Ok(files) => {
+                // Only catalog-shaped files, and only under the given paths.
+                let roots: Vec<PathBuf> = args
+                    .paths
+                    .iter()
+                    .filter_map(|p| std::fs::canonicalize(p).ok())
+                    .collect();
+                opts.only_files = files
+                    .into_iter()
+                    .filter(|f| {
+                        f.extension()
+                            .and_then(|e| e.to_str())
+                            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+                    })
+                    .filter(|f| roots.is_empty() || roots.iter().any(|r| f.starts_with(r)))
+                    .collect();
+                if opts.only_files.is_empty() {
+                    if !args.quiet {
+                        eprintln!("olmlint: no catalog files changed since {git_ref}");
+                    }
+                    return 0;
+                }
+            }
+            Err(e) => {
+                eprintln!("olmlint: --changed-since {git_ref}: {e}");
+                return 2;
+            }
+        }
+    }
+    if !opts.only_files.is_empty() {
+        opts.only_files.retain(|f| f.is_file());
+        if opts.only_files.is_empty() {
+            return 0;
+        }
+    }
+    let opts = opts;
     let outcome = match crate::lint::run(&opts) {
         Ok(o) => o,
         Err(e) => {
@@ -229,6 +286,39 @@ fn lint(args: LintArgs) -> i32 {
     };
     let failed = threshold.is_some_and(|t| outcome.diags.iter().any(|d| d.severity >= t));
     i32::from(failed)
+}
+
+/// Files changed since `git_ref` (committed, staged, unstaged and untracked), as paths that
+/// exist, restricted to the given lint paths when some were given.
+fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
+    let git = |args: &[&str]| -> Result<String, String> {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?.trim());
+    let mut names: Vec<String> = git(&["diff", "--name-only", "--diff-filter=ACMRT", git_ref])?
+        .lines()
+        .map(str::to_string)
+        .collect();
+    names.extend(
+        git(&["ls-files", "--others", "--exclude-standard"])?
+            .lines()
+            .map(str::to_string),
+    );
+    let mut files: Vec<PathBuf> = names
+        .into_iter()
+        .map(|n| top.join(n))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
 }
 
 /// Write through a temporary file in the same directory and rename it into place.

@@ -6,6 +6,7 @@ use crate::diag::Diagnostic;
 use crate::load::{self, LoadedFile};
 use crate::report::Summary;
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 #[derive(Debug, Default, Clone)]
@@ -16,6 +17,9 @@ pub struct Options {
     /// Rules switched on (`--enable`) or off (`--disable`) on the command line.
     pub enable: Vec<String>,
     pub disable: Vec<String>,
+    /// PR-scoped linting: load the whole catalogs holding these files, but report only
+    /// findings located in them or about bundles they define.
+    pub only_files: Vec<PathBuf>,
 }
 
 pub struct Outcome {
@@ -25,7 +29,21 @@ pub struct Outcome {
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, String> {
-    let paths = if opts.paths.is_empty() {
+    let only: HashSet<PathBuf> = opts
+        .only_files
+        .iter()
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .collect();
+    let paths = if !opts.only_files.is_empty() {
+        let mut roots: Vec<PathBuf> = opts
+            .only_files
+            .iter()
+            .map(|f| load::walk::catalog_root(f))
+            .collect();
+        roots.sort();
+        roots.dedup();
+        roots
+    } else if opts.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         opts.paths.clone()
@@ -130,7 +148,11 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         bundles: counts[2],
         ..Default::default()
     };
-    let mut diags = diags;
+    let mut diags = if opts.only_files.is_empty() {
+        diags
+    } else {
+        scope_to_files(diags, &files, &only)
+    };
     crate::report::sort(&mut diags, &files);
     summary.count(&diags);
     Ok(Outcome {
@@ -138,4 +160,39 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         diags,
         summary,
     })
+}
+
+/// Keep findings located in the given files, or about bundles defined in them.
+fn scope_to_files(
+    diags: Vec<Diagnostic>,
+    files: &[LoadedFile],
+    only: &HashSet<PathBuf>,
+) -> Vec<Diagnostic> {
+    let in_only = |fi: usize| {
+        files
+            .get(fi)
+            .and_then(|f| std::fs::canonicalize(&f.source.path).ok())
+            .is_some_and(|p| only.contains(&p))
+    };
+    let file_ok: Vec<bool> = (0..files.len()).map(in_only).collect();
+    // Bundles defined in the given files, by (package, name): every finding at a bundle's
+    // `name` carries both.
+    let bundles: HashSet<(Option<String>, String)> = diags
+        .iter()
+        .filter(|d| {
+            d.location
+                .is_some_and(|l| file_ok.get(l.file).copied().unwrap_or(false))
+        })
+        .filter_map(|d| Some((d.package.clone(), d.bundle.clone()?)))
+        .collect();
+    diags
+        .into_iter()
+        .filter(|d| {
+            d.location
+                .is_some_and(|l| file_ok.get(l.file).copied().unwrap_or(false))
+                || d.bundle
+                    .as_ref()
+                    .is_some_and(|b| bundles.contains(&(d.package.clone(), b.clone())))
+        })
+        .collect()
 }

@@ -111,3 +111,33 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         });
     }
 }
+
+/// The catalog a single file belongs to, for PR-scoped linting: its bundle directory; or, in
+/// the FBC layout `<root>/<package>/catalog.yaml`, the directory above the package directory
+/// (recognised by the file declaring a package or bundle of that name); else its directory.
+pub fn catalog_root(file: &Path) -> std::path::PathBuf {
+    let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let dir = abs.parent().unwrap_or(Path::new(".")).to_path_buf();
+    if let Some(b) = abs.ancestors().skip(1).take(3).find(|a| is_bundle_dir(a)) {
+        return b.to_path_buf();
+    }
+    let Some(dir_name) = dir.file_name().and_then(|n| n.to_str()) else {
+        return dir;
+    };
+    let text = std::fs::read_to_string(&abs).unwrap_or_default();
+    let declares = [
+        format!("package: {dir_name}"),
+        format!("name: {dir_name}"),
+        format!("\"package\":\"{dir_name}\""),
+        format!("\"package\": \"{dir_name}\""),
+    ]
+    .iter()
+    .any(|p| {
+        text.lines()
+            .any(|l| l.trim() == p.as_str() || l.contains(p.as_str()) && p.starts_with('"'))
+    });
+    match dir.parent() {
+        Some(parent) if declares => parent.to_path_buf(),
+        _ => dir,
+    }
+}
