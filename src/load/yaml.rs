@@ -513,12 +513,23 @@ pub fn parse_stream(
     problems: &mut Vec<LoadProblem>,
 ) -> Vec<RawDoc> {
     let chunks = split_documents(text, problems);
-    let mut docs = Vec::with_capacity(chunks.len());
-    for (i, (s, e)) in chunks.into_iter().enumerate() {
-        let chunk = text.get(s..e).unwrap_or("");
-        let before = problems.len();
-        let root = parse_chunk(chunk, base + s, limits, problems);
-        let failed = problems.len() > before;
+    // Large files: parse their documents in parallel, then keep opm's semantics (the file
+    // stops at its first failing document).
+    let parse = |&(s, e): &(usize, usize)| {
+        let mut local = Vec::new();
+        let root = parse_chunk(text.get(s..e).unwrap_or(""), base + s, limits, &mut local);
+        (s, e, root, local)
+    };
+    let parsed: Vec<(usize, usize, Option<Node>, Vec<LoadProblem>)> = if text.len() > 1 << 20 {
+        use rayon::prelude::*;
+        chunks.par_iter().map(parse).collect()
+    } else {
+        chunks.iter().map(parse).collect()
+    };
+    let mut docs = Vec::with_capacity(parsed.len());
+    for (i, (s, e, root, local)) in parsed.into_iter().enumerate() {
+        let failed = !local.is_empty();
+        problems.extend(local);
         docs.push(RawDoc {
             index: i,
             span: Span::new(base + s, base + e),

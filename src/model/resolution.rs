@@ -11,6 +11,7 @@ use crate::semantics::constraint::predicate::{Facts, Pred};
 use crate::semantics::constraint::property::{is_dependency, verdict};
 use crate::semantics::sat::{Dependency, Entry, EntryId, Problem};
 use crate::semantics::version;
+use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -22,7 +23,7 @@ pub struct Origin {
 }
 
 /// A dependency property of a bundle, as OLM converts it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct BundleDep {
     pub property: usize,
     pub pred: Option<Pred>,
@@ -377,13 +378,28 @@ pub fn build(cat: &Catalog<'_>, ix: &Index<'_>, catalog_name: &str, cel_budget: 
             by_gvk.entry(g.clone()).or_default().push(id as EntryId);
         }
     }
-    let runtime: Vec<Vec<cel::Property>> = cat.bundles.iter().map(runtime_of).collect();
+    // OLM's runtime view of the properties is only needed when some constraint uses CEL.
+    let uses_cel = cat
+        .bundles
+        .iter()
+        .flat_map(|b| b.properties_of("olm.constraint"))
+        .any(|p| {
+            p.value
+                .as_deref()
+                .is_some_and(|v| v.canonical_json().to_ascii_lowercase().contains("\"cel\""))
+        });
+    let runtime: Vec<Vec<cel::Property>> = if uses_cel {
+        cat.bundles.par_iter().map(runtime_of).collect()
+    } else {
+        Vec::new()
+    };
     let mut cel_table = CelTable {
         budget: cel_budget,
         ..CelTable::default()
     };
     let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
     let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(cat.bundles.len());
+    let mut memo: HashMap<(String, String), BundleDep> = HashMap::new();
     let mut origins: Vec<Origin> = Vec::new();
     for (bi, b) in cat.bundles.iter().enumerate() {
         let mut list = Vec::new();
@@ -394,6 +410,16 @@ pub fn build(cat: &Catalog<'_>, ix: &Index<'_>, catalog_name: &str, cel_budget: 
             let Some(value) = p.value.as_deref() else {
                 continue;
             };
+            // Equal property values give equal predicates and candidate lists within a
+            // catalog (only self-membership differs, handled below): compute each once.
+            let key = (p.ty().to_string(), value.canonical_json());
+            if let Some(cached) = memo.get(&key) {
+                list.push(BundleDep {
+                    property: pi,
+                    ..cached.clone()
+                });
+                continue;
+            }
             let v = verdict(p.ty(), value, &mut |rule| cel_table.intern(rule));
             let error = v.olm_error(p.ty());
             let failure_message = (p.ty() == "olm.constraint")
@@ -461,6 +487,7 @@ pub fn build(cat: &Catalog<'_>, ix: &Index<'_>, catalog_name: &str, cel_budget: 
                 dep.candidates = good;
                 dep.ineligible = bad;
             }
+            memo.insert(key, dep.clone());
             list.push(dep);
         }
         // Wire the dependencies into every entry of the bundle.

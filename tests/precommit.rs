@@ -1,0 +1,390 @@
+//! The pre-commit integration, run for real: pre-commit from PyPI in a virtualenv cached under
+//! target/, a throwaway git repository with a catalog, hooks that run the olmlint under test.
+//! The `language: rust` hook would compile the whole crate inside the test, so its fields are
+//! checked statically; the `language: system` hooks run.
+
+use serde_json::Value as Json;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// Pinned so that runs are reproducible; the cached venv is upgraded when this changes.
+const PRE_COMMIT: &str = "4.7.0";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn have(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// `pre-commit` from a virtualenv in target/tmp, created once (and reused across runs).
+fn pre_commit() -> Option<&'static Path> {
+    static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
+    VENV.get_or_init(|| {
+        for tool in ["python3", "git"] {
+            if !have(tool) {
+                eprintln!("SKIPPED: {tool} is not installed; the pre-commit hooks cannot be run");
+                return None;
+            }
+        }
+        let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("precommit-venv");
+        let bin = venv.join(if cfg!(windows) { "Scripts" } else { "bin" });
+        let exe = bin.join(if cfg!(windows) {
+            "pre-commit.exe"
+        } else {
+            "pre-commit"
+        });
+        let version = || {
+            Command::new(&exe)
+                .arg("--version")
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        if version().as_deref() != Some(&format!("pre-commit {PRE_COMMIT}")) {
+            let started = std::time::Instant::now();
+            if !bin.join("pip").exists() && !bin.join("pip.exe").exists() {
+                let _ = std::fs::remove_dir_all(&venv);
+                let out = Command::new("python3")
+                    .args(["-m", "venv"])
+                    .arg(&venv)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "python3 -m venv: {}", text(&out));
+            }
+            let out = Command::new(bin.join("python"))
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    &format!("pre-commit=={PRE_COMMIT}"),
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "pip install pre-commit: {}",
+                text(&out)
+            );
+            eprintln!(
+                "installed pre-commit {PRE_COMMIT} in {} ({:.1}s)",
+                venv.display(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        assert_eq!(
+            version().as_deref(),
+            Some(format!("pre-commit {PRE_COMMIT}").as_str())
+        );
+        Some(exe)
+    })
+    .as_deref()
+}
+
+/// A command isolated from the user's git and pre-commit configuration.
+fn cmd(program: impl AsRef<std::ffi::OsStr>, dir: &Path, home: &Path) -> Command {
+    let mut c = Command::new(program);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy();
+        if k.starts_with("GIT_") || k.starts_with("PRE_COMMIT") || k == "SKIP" {
+            c.env_remove(&*k);
+        }
+    }
+    let gitconfig = home.join("gitconfig");
+    if !gitconfig.exists() {
+        std::fs::write(&gitconfig, "").unwrap();
+    }
+    c.current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", &gitconfig)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("PRE_COMMIT_HOME", home.join("pre-commit-home"))
+        .env("PRE_COMMIT_COLOR", "never")
+        .env("NO_COLOR", "1");
+    c
+}
+
+fn git(dir: &Path, home: &Path, args: &[&str]) -> Output {
+    let out = cmd("git", dir, home).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    out
+}
+
+fn commit(dir: &Path, home: &Path, message: &str) -> Output {
+    git(dir, home, &["add", "-A"]);
+    cmd("git", dir, home)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "-m",
+            message,
+        ])
+        .output()
+        .unwrap()
+}
+
+fn commit_count(dir: &Path, home: &Path) -> usize {
+    let out = cmd("git", dir, home)
+        .args(["rev-list", "--count", "HEAD"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0)
+}
+
+const CATALOG: &str = "catalog/foo/catalog.yaml";
+
+/// The valid fixture plus a new release `foo.v2.1.0` whose olm.package version is `version`.
+fn release(version: &str) -> String {
+    let base = std::fs::read_to_string(root().join("fixtures/catalogs/valid/catalog.yaml"))
+        .unwrap()
+        .replace(
+            "    skipRange: \">=0.9.0 <2.0.0\"\n",
+            "    skipRange: \">=0.9.0 <2.0.0\"\n  - name: foo.v2.1.0\n    replaces: foo.v2.0.0\n",
+        );
+    assert!(base.contains("foo.v2.1.0"), "fixture layout changed");
+    format!(
+        "{}\n---\nschema: olm.bundle\npackage: foo\nname: foo.v2.1.0\n\
+         image: quay.io/example/foo-bundle:v2.1.0\nproperties:\n  - type: olm.package\n    \
+         value: {{packageName: foo, version: {version}}}\n  - type: olm.gvk\n    \
+         value: {{group: example.com, kind: Gadget, version: v1}}\n",
+        base.trim_end()
+    )
+}
+
+/// A git repository holding catalog/foo/catalog.yaml (the valid fixture) and `config` as
+/// .pre-commit-config.yaml, plus a non-catalog workflow file.
+fn consumer_repo(dir: &Path, home: &Path, config: &str) {
+    git(dir, home, &["init", "-q"]);
+    let cat = dir.join(CATALOG);
+    std::fs::create_dir_all(cat.parent().unwrap()).unwrap();
+    std::fs::copy(root().join("fixtures/catalogs/valid/catalog.yaml"), &cat).unwrap();
+    std::fs::create_dir_all(dir.join(".github/workflows")).unwrap();
+    std::fs::write(
+        dir.join(".github/workflows/ci.yaml"),
+        "on: push\njobs: {}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join(".pre-commit-config.yaml"), config).unwrap();
+}
+
+#[test]
+fn local_system_hook_blocks_a_broken_commit() {
+    let Some(pc) = pre_commit() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, home) = (tmp.path().join("repo"), tmp.path().join("home"));
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    // pre-commit splits `entry` like a shell: quote the path; a JSON string is valid YAML.
+    let entry = format!("'{}' lint --only-files", env!("CARGO_BIN_EXE_olmlint"));
+    let config = format!(
+        "repos:\n  - repo: local\n    hooks:\n      - id: olmlint\n        name: olmlint\n        \
+         entry: {}\n        language: system\n        files: ^catalog/\n        \
+         types_or: [yaml, json]\n        require_serial: true\n",
+        serde_json::to_string(&entry).unwrap()
+    );
+    consumer_repo(&repo, &home, &config);
+    let out = cmd(pc, &repo, &home).arg("install").output().unwrap();
+    assert!(out.status.success(), "pre-commit install: {}", text(&out));
+
+    // The initial, valid catalog goes in.
+    let out = commit(&repo, &home, "catalog");
+    eprintln!("{}", text(&out));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("olmlint"), "the hook ran");
+    assert_eq!(commit_count(&repo, &home), 1);
+
+    // A release with a `v`-prefixed version is refused with OLM305 at its position.
+    std::fs::write(repo.join(CATALOG), release("v2.1.0")).unwrap();
+    let out = commit(&repo, &home, "release 2.1.0");
+    let log = text(&out);
+    eprintln!("{log}");
+    assert!(!out.status.success(), "the hook must block the commit");
+    assert!(log.contains("Failed"), "{log}");
+    assert!(log.contains("OLM305"), "{log}");
+    assert!(log.contains(&format!("{CATALOG}:")), "{log}");
+    assert_eq!(commit_count(&repo, &home), 1);
+
+    // Fixed, it passes.
+    std::fs::write(repo.join(CATALOG), release("2.1.0")).unwrap();
+    let out = commit(&repo, &home, "release 2.1.0");
+    eprintln!("{}", text(&out));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("Passed"));
+    assert_eq!(commit_count(&repo, &home), 2);
+}
+
+#[test]
+fn published_system_hook_runs_from_the_hooks_manifest() {
+    let Some(pc) = pre_commit() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (hooks, repo, home) = (
+        tmp.path().join("hooks"),
+        tmp.path().join("repo"),
+        tmp.path().join("home"),
+    );
+    for d in [&hooks, &repo, &home] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    // pre-commit itself validates the manifest.
+    let out = cmd(pc, &root(), &home)
+        .args(["validate-manifest", ".pre-commit-hooks.yaml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "validate-manifest: {}", text(&out));
+
+    // A hook repository holding this repository's .pre-commit-hooks.yaml, referenced by rev.
+    git(&hooks, &home, &["init", "-q"]);
+    std::fs::copy(
+        root().join(".pre-commit-hooks.yaml"),
+        hooks.join(".pre-commit-hooks.yaml"),
+    )
+    .unwrap();
+    let out = commit(&hooks, &home, "hooks");
+    assert!(out.status.success(), "{}", text(&out));
+    let rev = String::from_utf8_lossy(&git(&hooks, &home, &["rev-parse", "HEAD"]).stdout)
+        .trim()
+        .to_string();
+    // No `files:` here: the manifest's own filters must keep .github/ and the config out.
+    let config = format!(
+        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: olmlint-system\n",
+        serde_json::to_string(hooks.to_str().unwrap()).unwrap()
+    );
+    consumer_repo(&repo, &home, &config);
+    git(&repo, &home, &["add", "-A"]);
+    let out = cmd(pc, &repo, &home)
+        .args(["validate-config", ".pre-commit-config.yaml"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "validate-config: {}", text(&out));
+
+    // `olmlint` on PATH, as the system hook expects.
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_olmlint")).parent().unwrap();
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = cmd(pc, &repo, &home)
+            .args(["run", "--all-files"])
+            .args(args)
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        eprintln!("{}", text(&out));
+        out
+    };
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("olmlint"));
+    assert!(text(&out).contains("Passed"));
+
+    std::fs::write(repo.join(CATALOG), release("v2.1.0")).unwrap();
+    git(&repo, &home, &["add", "-A"]);
+    let out = run(&[]);
+    let log = text(&out);
+    assert!(!out.status.success());
+    assert!(log.contains("OLM305"), "{log}");
+    assert!(
+        !log.contains("OLM003"),
+        "non-catalog YAML was passed: {log}"
+    );
+
+    std::fs::write(repo.join(CATALOG), release("2.1.0")).unwrap();
+    git(&repo, &home, &["add", "-A"]);
+    let out = run(&[]);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+/// The manifest read with olmlint's own YAML loader.
+fn manifest() -> Vec<Json> {
+    let path = root().join(".pre-commit-hooks.yaml");
+    let file = olmlint::load::parse_bytes(
+        ".pre-commit-hooks.yaml".into(),
+        path.clone(),
+        olmlint::load::Role::Fbc,
+        std::fs::read(&path).unwrap(),
+        &olmlint::load::Limits::default(),
+    );
+    assert!(file.problems.is_empty(), "{:?}", file.problems);
+    assert_eq!(file.docs.len(), 1);
+    let json = file.docs[0].root.as_ref().unwrap().to_json().unwrap();
+    json.as_array().expect("a list of hooks").clone()
+}
+
+#[test]
+fn hooks_manifest_fields() {
+    let hooks = manifest();
+    let find = |id: &str| {
+        hooks
+            .iter()
+            .find(|h| h["id"] == id)
+            .unwrap_or_else(|| panic!("hook `{id}`"))
+            .as_object()
+            .unwrap()
+            .clone()
+    };
+    let (rust, system) = (find("olmlint"), find("olmlint-system"));
+    assert_eq!(hooks.len(), 2);
+    assert_eq!(rust["language"], "rust");
+    assert_eq!(system["language"], "system");
+    for h in [&rust, &system] {
+        for key in ["id", "name", "entry", "language"] {
+            assert!(h[key].as_str().is_some_and(|s| !s.is_empty()), "{key}");
+        }
+        assert_eq!(h["entry"], "olmlint lint --only-files");
+        assert_eq!(h["require_serial"], true);
+        assert_eq!(h["pass_filenames"], true);
+        assert_eq!(h["types_or"], serde_json::json!(["yaml", "json"]));
+        // types_or needs pre-commit 2.9.0.
+        assert_eq!(h["minimum_pre_commit_version"], "2.9.0");
+    }
+    // Same behaviour whichever way olmlint is installed.
+    for (k, v) in &rust {
+        if !["id", "language", "description"].contains(&k.as_str()) {
+            assert_eq!(system.get(k), Some(v), "`{k}` differs between the hooks");
+        }
+    }
+    assert_eq!(rust.len(), system.len());
+
+    // `language: rust` runs `cargo install --bins --path <repo>`: the repository root must be
+    // a crate with an `olmlint` binary, which the entry names.
+    let cargo = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    assert!(cargo.contains("[package]\nname = \"olmlint\""));
+    assert!(root().join("src/main.rs").exists());
+    assert!(root().join("Cargo.lock").exists());
+
+    // The exclude pattern keeps top-level dot paths out and catalogs in.
+    let exclude = regex::Regex::new(rust["exclude"].as_str().unwrap()).unwrap();
+    for p in [
+        ".pre-commit-config.yaml",
+        ".github/workflows/ci.yaml",
+        ".olmlint.yaml",
+    ] {
+        assert!(exclude.is_match(p), "{p} excluded");
+    }
+    for p in ["catalog/foo/catalog.yaml", "catalogs/v4.18/foo/index.json"] {
+        assert!(!exclude.is_match(p), "{p} linted");
+    }
+}
