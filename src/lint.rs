@@ -93,6 +93,10 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             d
         }));
     }
+    let provided = crate::model::resolution::Provided {
+        packages: config.provided_packages.clone(),
+        gvks: config.provided_gvks.clone(),
+    };
     // One catalog per command-line path; catalogs are modelled and checked in parallel.
     let scopes: std::collections::BTreeSet<usize> = files
         .iter()
@@ -109,8 +113,13 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 .iter()
                 .find(|f| f.scope == scope)
                 .map_or(String::new(), |f| f.source.display.clone());
-            let resolution =
-                crate::model::resolution::build(&catalog, &index, &name, config.cel_eval_budget);
+            let resolution = crate::model::resolution::build(
+                &catalog,
+                &index,
+                &name,
+                config.cel_eval_budget,
+                &provided,
+            );
             let ctx = Ctx {
                 files: &files,
                 catalog: &catalog,

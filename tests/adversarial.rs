@@ -120,7 +120,8 @@ fn nested_constraint(n: usize) -> String {
 
 fn alias_bomb() -> String {
     // 10^12 nodes if expanded; the loader stops at `limits.max-alias-nodes`.
-    let mut y = String::from("schema: olm.package\nname: foo\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    let mut y =
+        String::from("schema: olm.package\nname: foo\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..12 {
         let refs = vec![format!("*a{}", i - 1); 10].join(", ");
         writeln!(y, "a{i}: &a{i} [{refs}]").unwrap();
@@ -366,9 +367,8 @@ fn committed_fixtures_are_current() {
             fs::write(&path, &want).unwrap();
             continue;
         }
-        let got = fs::read(&path).unwrap_or_else(|e| {
-            panic!("{}: {e}; run with UPDATE_ADVERSARIAL=1", path.display())
-        });
+        let got = fs::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}; run with UPDATE_ADVERSARIAL=1", path.display()));
         assert!(
             got == want,
             "{rel} differs from its generator; run with UPDATE_ADVERSARIAL=1"
@@ -654,7 +654,8 @@ fn corpus() -> Vec<Case> {
                 let path = d.join("catalog/catalog.yaml");
                 fs::create_dir_all(path.parent().unwrap()).unwrap();
                 let mut f = std::io::BufWriter::new(fs::File::create(&path).unwrap());
-                let (head, tail) = VALID_YAML.split_at(VALID_YAML.find("---\nschema: olm.channel").unwrap());
+                let (head, tail) =
+                    VALID_YAML.split_at(VALID_YAML.find("---\nschema: olm.channel").unwrap());
                 f.write_all(head.as_bytes()).unwrap();
                 f.write_all(b"description: ").unwrap();
                 write_scalar(&mut f, 100 << 20);
@@ -1058,7 +1059,8 @@ fn bug_cases() -> Vec<Case> {
     ]
 }
 
-/// One package with `n` bundles in a single replaces chain.
+/// One package with `n` bundles in a single replaces chain; every bundle but the first needs
+/// package `bar`, which needs an API every `foo` bundle provides.
 fn replaces_chain(n: usize) -> String {
     let mut s = String::from(r#"{"schema":"olm.package","name":"foo","defaultChannel":"stable"}"#);
     s.push('\n');
@@ -1074,13 +1076,22 @@ fn replaces_chain(n: usize) -> String {
         entries.join(",")
     )
     .unwrap();
+    let gvk = r#"{"type":"olm.gvk","value":{"group":"g","version":"v1","kind":"K"}}"#;
+    let bar = r#",{"type":"olm.package.required","value":{"packageName":"bar","versionRange":">=1.0.0"}}"#;
     for i in 0..n {
         writeln!(
             s,
-            r#"{{"schema":"olm.bundle","package":"foo","name":"foo.v{i}.0.0","image":"quay.io/example/foo:v{i}","properties":[{{"type":"olm.package","value":{{"packageName":"foo","version":"{i}.0.0"}}}}]}}"#
+            r#"{{"schema":"olm.bundle","package":"foo","name":"foo.v{i}.0.0","image":"quay.io/example/foo:v{i}","properties":[{{"type":"olm.package","value":{{"packageName":"foo","version":"{i}.0.0"}}}},{gvk}{}]}}"#,
+            if i > 0 { bar } else { "" }
         )
         .unwrap();
     }
+    s.push_str(
+        r#"{"schema":"olm.package","name":"bar","defaultChannel":"stable"}
+{"schema":"olm.channel","package":"bar","name":"stable","entries":[{"name":"bar.v1.0.0"}]}
+{"schema":"olm.bundle","package":"bar","name":"bar.v1.0.0","image":"quay.io/example/bar:v1","properties":[{"type":"olm.package","value":{"packageName":"bar","version":"1.0.0"}},{"type":"olm.gvk.required","value":{"group":"g","version":"v1","kind":"K"}}]}
+"#,
+    );
     s
 }
 
@@ -1341,11 +1352,15 @@ fn run_case(case: &Case) -> Row {
     let report: serde_json::Value = match serde_json::from_slice(&run.stdout) {
         Ok(v) => v,
         Err(e) => {
-            row.problems.push(format!("JSON output does not parse: {e}"));
+            row.problems
+                .push(format!("JSON output does not parse: {e}"));
             return row;
         }
     };
-    let diags = report["diagnostics"].as_array().cloned().unwrap_or_default();
+    let diags = report["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
     for d in &diags {
         *counts
@@ -1354,7 +1369,13 @@ fn run_case(case: &Case) -> Row {
     }
     row.rules = counts
         .iter()
-        .map(|(r, n)| if *n > 1 { format!("{r}×{n}") } else { r.clone() })
+        .map(|(r, n)| {
+            if *n > 1 {
+                format!("{r}×{n}")
+            } else {
+                r.clone()
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ");
     for want in case.expect {
@@ -1377,7 +1398,8 @@ fn run_case(case: &Case) -> Row {
     }
     if case.clean {
         if !diags.is_empty() {
-            row.problems.push(format!("expected no findings, got {}", row.rules));
+            row.problems
+                .push(format!("expected no findings, got {}", row.rules));
         }
         if !matches!(run.exit, Exit::Code(0)) {
             row.problems.push("expected exit code 0".into());

@@ -463,3 +463,38 @@ fn walk_honours_indexignore_and_reads_every_extension() {
     assert_eq!(v["summary"]["errors"], 0, "{v}");
     assert_eq!(Path::new("x").components().count(), 1);
 }
+
+#[test]
+fn provided_dependencies_count_as_available() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = "---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.0.0\n---\nschema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage: quay.io/example/foo:v1\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 1.0.0}\n  - type: olm.gvk.required\n    value: {group: cert-manager.io, version: v1, kind: Certificate}\n  - type: olm.package.required\n    value: {packageName: cert-manager, versionRange: '>=1.12.0'}\n";
+    std::fs::write(dir.path().join("catalog.yaml"), cat).unwrap();
+    let lint = |config: bool| {
+        let mut args = vec!["lint", dir.path().to_str().unwrap(), "-f", "json", "-q"];
+        if !config {
+            args.push("--no-config");
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let without = lint(false);
+    assert!(
+        without.contains(&"OLM501".to_string()) && without.contains(&"OLM503".to_string()),
+        "{without:?}"
+    );
+    std::fs::write(
+        dir.path().join(".olmlint.yaml"),
+        "provided:\n  packages: [cert-manager]\n  gvks: [cert-manager.io/v1/Certificate]\n",
+    )
+    .unwrap();
+    assert!(lint(true).is_empty(), "{:?}", lint(true));
+}

@@ -267,7 +267,32 @@ fn gvk_key(g: &str, v: &str, k: &str) -> String {
 }
 
 /// Build the resolver's view of one catalog.
-pub fn build(cat: &Catalog<'_>, ix: &Index<'_>, catalog_name: &str, cel_budget: u64) -> Resolution {
+/// Packages and GVKs (`group/version/Kind`) that other catalogs provide (`provided:` in the
+/// configuration): a dependency on them counts as met even without candidates here.
+#[derive(Debug, Default, Clone)]
+pub struct Provided {
+    pub packages: Vec<String>,
+    pub gvks: Vec<String>,
+}
+
+impl Provided {
+    pub fn covers(&self, pred: &Pred) -> bool {
+        pred.required_packages()
+            .is_some_and(|p| p.iter().any(|n| self.packages.iter().any(|x| x == n)))
+            || pred.required_gvks().is_some_and(|g| {
+                g.iter()
+                    .any(|(g, v, k)| self.gvks.iter().any(|x| *x == format!("{g}/{v}/{k}")))
+            })
+    }
+}
+
+pub fn build(
+    cat: &Catalog<'_>,
+    ix: &Index<'_>,
+    catalog_name: &str,
+    cel_budget: u64,
+    provided: &Provided,
+) -> Resolution {
     let facts: Vec<Facts> = cat.bundles.iter().map(facts_of).collect();
     let deprecated: Vec<bool> = cat
         .bundles
@@ -496,7 +521,12 @@ pub fn build(cat: &Catalog<'_>, ix: &Index<'_>, catalog_name: &str, cel_budget: 
                 .iter()
                 .find_map(|d| d.error.clone().or_else(|| d.channel_error.clone()));
             let mut sat_deps = Vec::new();
-            for d in list.iter().filter(|d| d.pred.is_some()) {
+            for d in &list {
+                let Some(pred) = &d.pred else { continue };
+                // Dependencies met outside the linted catalogs add no clause.
+                if d.candidates.is_empty() && provided.covers(pred) {
+                    continue;
+                }
                 let mut candidates = d.candidates.clone();
                 // A bundle may satisfy its own dependency even off the chain.
                 if d.ineligible.contains(&eid) {
