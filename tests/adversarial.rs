@@ -1067,7 +1067,10 @@ fn replaces_chain(n: usize) -> String {
     let entries: Vec<String> = (0..n)
         .map(|i| match i {
             0 => r#"{"name":"foo.v0.0.0"}"#.to_string(),
-            _ => format!(r#"{{"name":"foo.v{i}.0.0","replaces":"foo.v{}.0.0"}}"#, i - 1),
+            _ => format!(
+                r#"{{"name":"foo.v{i}.0.0","replaces":"foo.v{}.0.0"}}"#,
+                i - 1
+            ),
         })
         .collect();
     writeln!(
