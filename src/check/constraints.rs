@@ -8,7 +8,7 @@ use crate::diag::{Diagnostic, Edit, Fix, Severity};
 use crate::load::tree::{Node, Span};
 use crate::model::{Bundle, Property};
 use crate::semantics::constraint::{
-    decode, CompoundKind, Constraint, IssueKind, Kind, DOCUMENTED_SIZE, MAX_SIZE,
+    decode, CompoundKind, Constraint, IssueKind, Kind, DOCUMENTED_SIZE, FIELDS, MAX_SIZE,
 };
 
 /// Keys of the generic-constraint proposal that OLM never implemented.
@@ -358,15 +358,7 @@ fn did_you_mean(key: &str, pointer: &str) -> (String, Option<&'static str>) {
         "package" => &["packageName", "versionRange"],
         "cel" => &["rule"],
         "all" | "any" | "not" => &["constraints"],
-        _ => &[
-            "failureMessage",
-            "gvk",
-            "package",
-            "cel",
-            "all",
-            "any",
-            "not",
-        ],
+        _ => &FIELDS,
     };
     match specific.or_else(|| crate::suggest::closest(key, fields.iter().copied())) {
         Some(s) => (format!(" Did you mean `{s}`?"), Some(s)),

@@ -66,7 +66,8 @@ impl Decoded<'_> {
     }
 }
 
-const FIELDS: [&str; 7] = [
+/// The keys of a constraint object, in OLM's canonical spelling.
+pub const FIELDS: [&str; 7] = [
     "failureMessage",
     "gvk",
     "package",

@@ -10,7 +10,7 @@ pub mod predicate;
 pub mod property;
 pub mod theory;
 
-pub use decode::{decode, Decoded, Issue, IssueKind};
+pub use decode::{decode, Decoded, Issue, IssueKind, FIELDS};
 
 use crate::load::tree::Node;
 
