@@ -7,7 +7,9 @@ use olmlint::semantics::cel::{self, Property};
 use serde_json::json;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(rule) = std::str::from_utf8(data) else { return };
+    let Ok(rule) = std::str::from_utf8(data) else {
+        return;
+    };
     match cel::compile(rule) {
         Ok(program) => {
             let _ = cel::property_type_literals(&program);

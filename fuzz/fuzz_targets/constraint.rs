@@ -20,7 +20,9 @@ fuzz_target!(|data: &[u8]| {
     let mut problems = Vec::new();
     let docs = json::parse_stream(&text, &Limits::default(), &mut problems);
     for doc in docs {
-        let Some(value) = doc.root.as_ref() else { continue };
+        let Some(value) = doc.root.as_ref() else {
+            continue;
+        };
         let d = decode(value);
         assert_eq!(d.size, value.canonical_json().len());
         // The first error is deterministic.
@@ -60,7 +62,11 @@ fuzz_target!(|data: &[u8]| {
         let mut compile2 = |r: &str| cel::compile(r).map(|_| 0).map_err(|e| e.len().to_string());
         let v = property::verdict("olm.constraint", value, &mut compile2);
         let _ = v.olm_error("olm.constraint");
-        for ty in ["olm.package.required", "olm.gvk.required", "olm.label.required"] {
+        for ty in [
+            "olm.package.required",
+            "olm.gvk.required",
+            "olm.label.required",
+        ] {
             let v = property::verdict(ty, value, &mut compile2);
             let _ = v.olm_error(ty);
         }

@@ -47,7 +47,11 @@ fuzz_target!(|data: &[u8]| {
         let Some(root) = &doc.root else { continue };
         root.walk(|n| {
             assert!(n.span.start() <= n.span.end());
-            assert!(n.span.end() <= len, "node span {:?} past the end ({len})", n.span);
+            assert!(
+                n.span.end() <= len,
+                "node span {:?} past the end ({len})",
+                n.span
+            );
             let _ = file.source.position(n.span.end());
             if let Some(s) = n.as_str() {
                 for k in [0, s.len() / 2, s.len()] {

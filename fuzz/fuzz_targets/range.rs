@@ -16,7 +16,9 @@ const PROBES: [&str; 8] = [
 ];
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(s) = std::str::from_utf8(data) else { return };
+    let Ok(s) = std::str::from_utf8(data) else {
+        return;
+    };
     let _ = version::parse_strict(s);
     let _ = version::parse_tolerant(s);
     if let Ok(r) = range::parse(s) {
