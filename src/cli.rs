@@ -85,10 +85,23 @@ pub struct LintArgs {
     /// (e.g. `--changed-since origin/main` in a pull request).
     #[arg(long, value_name = "REF")]
     pub changed_since: Option<String>,
+    /// Apply safe fixes in place (atomic writes), then report what remains.
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Print the fixes as a unified diff instead of writing them; exit 1 if there are any.
+    #[arg(long)]
+    pub diff: bool,
+    /// With --fix or --diff, also apply fixes that change what OLM does (for example quoting a
+    /// YAML 1.1 number: `4.20` was the number 4.2).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
     /// Print no summary line on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
+
+/// How many times `--fix` re-lints and fixes again (a fix can uncover another).
+const MAX_FIX_PASSES: usize = 8;
 
 /// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
 pub fn main() -> i32 {
@@ -219,11 +232,30 @@ fn lint(args: LintArgs) -> i32 {
         }
     }
     let opts = opts;
-    let outcome = match crate::lint::run(&opts) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("olmlint: {e}");
-            return 2;
+    if args.unsafe_fixes && !args.fix && !args.diff {
+        eprintln!("olmlint: --unsafe-fixes only applies with --fix or --diff");
+        return 2;
+    }
+    let mode = if args.unsafe_fixes {
+        crate::fix::Mode::Unsafe
+    } else {
+        crate::fix::Mode::Safe
+    };
+    if args.diff {
+        return show_diff(&opts, mode, args.quiet);
+    }
+    let outcome = if args.fix {
+        match fix_in_place(&opts, mode, args.quiet) {
+            Ok(o) => o,
+            Err(code) => return code,
+        }
+    } else {
+        match crate::lint::run(&opts) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("olmlint: {e}");
+                return 2;
+            }
         }
     };
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
@@ -288,6 +320,98 @@ fn lint(args: LintArgs) -> i32 {
     // The process is about to exit: freeing hundreds of MB of trees only costs time.
     std::mem::forget(outcome);
     i32::from(failed)
+}
+
+/// `--fix`: lint, write the fixes, and lint again until nothing is left to fix; returns the
+/// last lint's outcome (what remains). Prints each applied fix on stderr.
+fn fix_in_place(
+    opts: &crate::lint::Options,
+    mode: crate::fix::Mode,
+    quiet: bool,
+) -> Result<crate::lint::Outcome, i32> {
+    let mut fixed = 0usize;
+    let mut touched = std::collections::BTreeSet::new();
+    for pass in 0.. {
+        let outcome = crate::lint::run(opts).map_err(|e| {
+            eprintln!("olmlint: {e}");
+            2
+        })?;
+        let changes = crate::fix::plan(&outcome.diags, &outcome.files, mode);
+        if changes.is_empty() || pass == MAX_FIX_PASSES {
+            if !quiet && fixed > 0 {
+                eprintln!(
+                    "olmlint: fixed {fixed} finding{} in {} file{}",
+                    plural(fixed),
+                    touched.len(),
+                    plural(touched.len())
+                );
+            }
+            return Ok(outcome);
+        }
+        let problems = crate::fix::write(&changes);
+        for c in &changes {
+            if problems
+                .iter()
+                .any(|p| p.starts_with(&format!("{}:", c.display)))
+            {
+                continue;
+            }
+            touched.insert(c.display.clone());
+            for a in &c.applied {
+                fixed += 1;
+                if !quiet {
+                    eprintln!(
+                        "fixed {}:{}:{}: {} {}",
+                        c.display, a.line, a.column, a.rule, a.description
+                    );
+                }
+            }
+        }
+        for p in &problems {
+            eprintln!("olmlint: {p}");
+        }
+        if !problems.is_empty() {
+            return Err(2);
+        }
+    }
+    Err(2)
+}
+
+/// `--diff`: print what `--fix` would change as a unified diff; exit 1 when it would change
+/// something. Shows one pass: fixes uncovered by other fixes appear after `--fix`.
+fn show_diff(opts: &crate::lint::Options, mode: crate::fix::Mode, quiet: bool) -> i32 {
+    let outcome = match crate::lint::run(opts) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("olmlint: {e}");
+            return 2;
+        }
+    };
+    let changes = crate::fix::plan(&outcome.diags, &outcome.files, mode);
+    let mut out = std::io::stdout().lock();
+    for c in &changes {
+        let _ = out.write_all(crate::fix::unified_diff(c).as_bytes());
+    }
+    let n: usize = changes.iter().map(|c| c.applied.len()).sum();
+    if !quiet {
+        eprintln!(
+            "olmlint: {n} fixable finding{} in {} file{}{}",
+            plural(n),
+            changes.len(),
+            plural(changes.len()),
+            if n > 0 { " (apply with --fix)" } else { "" }
+        );
+    }
+    std::mem::forget(outcome);
+    i32::from(!changes.is_empty())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// Files changed since `git_ref` (committed, staged, unstaged and untracked), as paths that

@@ -47,7 +47,43 @@ pub struct Related {
 pub struct Edit {
     pub file: usize,
     pub span: Span,
-    pub replacement: String,
+    pub replacement: Replacement,
+}
+
+/// What an [`Edit`] puts in place of its span.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Replacement {
+    /// Exactly this text.
+    Raw(String),
+    /// A mapping key or string with this value, quoted the way the original was (plain,
+    /// `'single'` or `"double"`).
+    Renamed(String),
+    /// The original plain scalar, double-quoted (`4.20` → `"4.20"`).
+    Quoted,
+}
+
+impl Edit {
+    pub fn raw(file: usize, span: Span, text: impl Into<String>) -> Self {
+        Edit {
+            file,
+            span,
+            replacement: Replacement::Raw(text.into()),
+        }
+    }
+    pub fn rename(file: usize, span: Span, name: impl Into<String>) -> Self {
+        Edit {
+            file,
+            span,
+            replacement: Replacement::Renamed(name.into()),
+        }
+    }
+    pub fn quote(file: usize, span: Span) -> Self {
+        Edit {
+            file,
+            span,
+            replacement: Replacement::Quoted,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

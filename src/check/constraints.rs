@@ -32,7 +32,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 {
                     legacy(b, p, out)
                 }
-                t if PROVISIONAL_TYPES.contains(&t) => provisional_type(b, p, out),
+                t if PROVISIONAL_TYPES.contains(&t) => provisional_type(ctx, b, p, out),
                 _ => {}
             }
             if let Some(opt) = p
@@ -118,6 +118,11 @@ fn constraint_property(ctx: &Ctx<'_>, b: &Bundle<'_>, p: &Property<'_>, out: &mu
                 .any(|k| k.eq_ignore_ascii_case(&e.key))
         })
     });
+    let rewrite = if provisional {
+        provisional_rewrite(ctx, p, value)
+    } else {
+        None
+    };
     let mut first_error = true;
     for issue in &decoded.issues {
         let pointer = format!("{base}{}", issue.pointer);
@@ -131,15 +136,19 @@ fn constraint_property(ctx: &Ctx<'_>, b: &Bundle<'_>, p: &Property<'_>, out: &mu
             IssueKind::TooLarge => {} // OLM204 above
             IssueKind::MaxDepth => out.push(at.d("OLM201", "parse olm.constraint: exceeded max depth (more than 10000 nested JSON containers)", issue.span, pointer).help("Go's JSON decoder stops at 10000 nested containers (3332 nested compound constraints). Flatten the constraint.")),
             IssueKind::UnknownField { key } if provisional && issue.pointer.matches('/').count() == 1 => {
-                out.push(provisional_value(&at, value, key, issue.span, &pointer));
+                let mut d = provisional_value(&at, value, key, issue.span, &pointer);
+                if let Some(fix) = &rewrite {
+                    d = d.fix(fix.clone());
+                }
+                out.push(d);
             }
             IssueKind::UnknownField { key } => {
                 let (hint, fix) = did_you_mean(key, &issue.pointer);
                 let mut d = at.d("OLM201", format!("parse olm.constraint: {}{olm}", issue.message), issue.span, pointer).help(format!(
                     "OLM decodes constraints strictly: unknown keys make the whole resolution fail when a subscription reaches this bundle.{hint}"
                 ));
-                if let Some(new) = fix {
-                    d = d.fix(Fix { description: format!("rename `{key}` to `{new}`"), safe: true, edits: vec![Edit { file: p.file, span: issue.span, replacement: new.to_string() }] });
+                if let Some(new) = fix.filter(|new| !sibling_has(value, &issue.pointer, new)) {
+                    d = d.fix(Fix { description: format!("rename `{key}` to `{new}`"), safe: true, edits: vec![Edit::rename(p.file, issue.span, new)] });
                 }
                 out.push(d);
             }
@@ -153,11 +162,16 @@ fn constraint_property(ctx: &Ctx<'_>, b: &Bundle<'_>, p: &Property<'_>, out: &mu
                 };
                 out.push(at.d("OLM201", format!("parse olm.constraint: {}{olm}", issue.message), issue.span, pointer).help(help));
             }
-            IssueKind::KeyCase { canonical } => out.push(
-                at.d("OLM212", format!("{}; write `{canonical}`", issue.message), issue.span, pointer)
-                    .help("Go's JSON decoder accepts any case, but schemas, editors and other tools do not.")
-                    .fix(Fix { description: format!("rename key to `{canonical}`"), safe: true, edits: vec![Edit { file: p.file, span: issue.span, replacement: canonical.to_string() }] }),
-            ),
+            IssueKind::KeyCase { canonical } => {
+                let mut d = at
+                    .d("OLM212", format!("{}; write `{canonical}`", issue.message), issue.span, pointer)
+                    .help("Go's JSON decoder accepts any case, but schemas, editors and other tools do not.");
+                // With a duplicate beside it, renaming would write the same key twice.
+                if !sibling_has(value, &issue.pointer, canonical) {
+                    d = d.fix(Fix { description: format!("rename key to `{canonical}`"), safe: true, edits: vec![Edit::rename(p.file, issue.span, canonical.to_string())] });
+                }
+                out.push(d);
+            }
             IssueKind::DuplicateField { canonical } => out.push(
                 at.d("OLM212", issue.message.clone(), issue.span, pointer).help(format!("Keep one `{canonical}` key; the earlier ones are silently ignored.")),
             ),
@@ -345,6 +359,20 @@ fn gvk_checks(
     ));
 }
 
+/// Whether the mapping holding the key at `pointer` has another key that folds to `name`
+/// (renaming onto it would write a duplicate key).
+fn sibling_has(value: &Node, pointer: &str, name: &str) -> bool {
+    let (parent, own) = pointer.rsplit_once('/').unwrap_or(("", pointer));
+    let own = own.replace("~1", "/").replace("~0", "~");
+    value
+        .at_pointer(parent)
+        .and_then(Node::as_map)
+        .is_some_and(|m| {
+            m.iter()
+                .any(|e| *e.key != *own && e.key.eq_ignore_ascii_case(name))
+        })
+}
+
 fn did_you_mean(key: &str, pointer: &str) -> (String, Option<&'static str>) {
     let parent = pointer.rsplit('/').nth(1).unwrap_or("");
     let specific: Option<&'static str> = match (parent, key) {
@@ -384,7 +412,118 @@ fn provisional_value(
     ))
 }
 
-fn provisional_type(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
+/// The modern form of a constraint written in the generic-constraint proposal's shape
+/// (`{evaluator: {id: cel}, rule, message, action: {id: require}}`), as a fix. Only for values
+/// that say nothing else, so the rewrite keeps every piece of information.
+fn provisional_rewrite(ctx: &Ctx<'_>, p: &Property<'_>, value: &Node) -> Option<Fix> {
+    let (rule, message) = cel_rule_and_message(
+        value,
+        &["evaluator", "rule", "message", "failureMessage", "action"],
+    )?;
+    let ok_id = |key: &str, id: &str| {
+        value.get_folded(key).is_none_or(|e| {
+            e.value.as_map().is_some_and(|m| m.len() == 1)
+                && e.value.get_folded("id").and_then(|i| i.value.as_str()) == Some(id)
+        })
+    };
+    if !ok_id("evaluator", "cel") || !ok_id("action", "require") {
+        return None;
+    }
+    let text = value_rewrite(ctx, p, value, rule, message)?;
+    Some(Fix {
+        description: "rewrite as `{cel: {rule}, failureMessage}`".into(),
+        safe: true,
+        edits: vec![text],
+    })
+}
+
+/// The `rule` and optional `message`/`failureMessage` strings of a CEL-only value whose keys
+/// (folded) are all in `allowed`.
+fn cel_rule_and_message<'v>(
+    value: &'v Node,
+    allowed: &[&str],
+) -> Option<(&'v str, Option<&'v str>)> {
+    let map = value.as_map()?;
+    if !map
+        .iter()
+        .all(|e| allowed.iter().any(|k| k.eq_ignore_ascii_case(&e.key)))
+    {
+        return None;
+    }
+    let rule = value
+        .get_folded("rule")?
+        .value
+        .as_str()
+        .filter(|r| !r.trim().is_empty())?;
+    let messages: Vec<&Node> = ["message", "failureMessage"]
+        .iter()
+        .filter_map(|k| value.get_folded(k))
+        .map(|e| &e.value)
+        .collect();
+    let message = match messages.as_slice() {
+        [] => None,
+        [m] => Some(m.as_str()?),
+        _ => return None,
+    };
+    Some((rule, message))
+}
+
+/// An edit replacing the whole value node with `{cel: {rule}, failureMessage}`, in the node's
+/// own style. `None` for values converted from bundle-directory metadata (no source to edit).
+fn value_rewrite(
+    ctx: &Ctx<'_>,
+    p: &Property<'_>,
+    value: &Node,
+    rule: &str,
+    message: Option<&str>,
+) -> Option<Edit> {
+    use crate::fix::Value as V;
+    if !matches!(p.value, Some(std::borrow::Cow::Borrowed(_))) {
+        return None;
+    }
+    let file = ctx.files.get(p.file)?;
+    let mut entries = vec![(
+        "cel".to_string(),
+        V::Map(vec![("rule".to_string(), V::Str(rule.to_string()))]),
+    )];
+    if let Some(m) = message {
+        entries.push(("failureMessage".to_string(), V::Str(m.to_string())));
+    }
+    let json = file.format == crate::load::Format::Json;
+    let text = crate::fix::render_in_place(
+        &file.source.text,
+        value.span.start(),
+        json,
+        &V::Map(entries),
+    );
+    // A block mapping's span runs to the next token; stop at its last value so that the line
+    // break, indentation and comments after it stay.
+    let span = Span::new(value.span.start(), content_end(&file.source.text, value));
+    Some(Edit::raw(p.file, span, text))
+}
+
+/// Where the text of `node` ends in `text`: for block collections, the end of their last value
+/// (flow collections end with their closing bracket).
+fn content_end(text: &str, node: &Node) -> usize {
+    use crate::load::tree::Value;
+    let mut cur = node;
+    loop {
+        let flow = text
+            .get(cur.span.start()..)
+            .is_some_and(|t| t.starts_with(['{', '[']));
+        let last = match &cur.value {
+            Value::Map(m) if !flow => m.last().map(|e| &e.value),
+            Value::Seq(s) if !flow => s.last(),
+            _ => None,
+        };
+        match last {
+            Some(child) => cur = child,
+            None => return cur.span.end(),
+        }
+    }
+}
+
+fn provisional_type(ctx: &Ctx<'_>, b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
     let at = At {
         file: p.file,
         pkg: b.package(),
@@ -397,7 +536,26 @@ fn provisional_type(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>)
         "olm.any.required" => "`type: olm.constraint` with `value: {any: {constraints: [...]}}`",
         _ => "`type: olm.constraint` with `value: {not: {constraints: [...]}}` inside an `all`",
     };
-    out.push(at.d("OLM208", format!("property type {:?} is from a proposal OLM never implemented: OLM ignores it, so this dependency does not exist", p.ty()), span, format!("{}/type", p.pointer)).help(format!("Use {rewrite}.")));
+    let mut d = at.d("OLM208", format!("property type {:?} is from a proposal OLM never implemented: OLM ignores it, so this dependency does not exist", p.ty()), span, format!("{}/type", p.pointer)).help(format!("Use {rewrite}."));
+    // Unsafe: OLM ignores the property today, so the rewrite switches a dependency on.
+    let cel_value = p
+        .value
+        .as_deref()
+        .filter(|_| p.ty() == "olm.constraint.cel");
+    if let (Some(ty), Some(value)) = (p.ty, cel_value) {
+        let edits = cel_rule_and_message(value, &["rule", "message", "failureMessage"])
+            .and_then(|(rule, message)| value_rewrite(ctx, p, value, rule, message));
+        if let Some(edit) = edits {
+            d = d.fix(Fix {
+                description:
+                    "rewrite as an `olm.constraint` with `{cel: {rule}}` (OLM starts enforcing it)"
+                        .into(),
+                safe: false,
+                edits: vec![Edit::rename(p.file, ty.node.span, "olm.constraint"), edit],
+            });
+        }
+    }
+    out.push(d);
 }
 
 /// OLM202 for the documented YAML indentation mistake: `value:` empty, the constraint keys
@@ -470,11 +628,7 @@ fn legacy(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
                     d = d.fix(Fix {
                         description: "rename `version` to `versionRange`".into(),
                         safe: true,
-                        edits: vec![Edit {
-                            file: p.file,
-                            span: e.key_span,
-                            replacement: "versionRange".into(),
-                        }],
+                        edits: vec![Edit::rename(p.file, e.key_span, "versionRange")],
                     });
                 }
                 out.push(d);

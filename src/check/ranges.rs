@@ -123,11 +123,11 @@ pub fn check_range(
                 diag = diag.fix(crate::diag::Fix {
                     description: format!("rewrite range as `{s}`"),
                     safe: true,
-                    edits: vec![crate::diag::Edit {
-                        file: site.file,
-                        span: site.node.span,
-                        replacement: format!("{s:?}"),
-                    }],
+                    edits: vec![crate::diag::Edit::raw(
+                        site.file,
+                        site.node.span,
+                        format!("{s:?}"),
+                    )],
                 });
             }
             out.push(diag);

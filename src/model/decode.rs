@@ -4,7 +4,7 @@ use super::{
     ptr, Bundle, Catalog, Channel, ChannelEntry, DeprecationEntry, Deprecations, DocRef, Package,
     Property,
 };
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{Diagnostic, Edit, Fix, Severity};
 use crate::load::tree::{Node, Value};
 use std::borrow::Cow;
 
@@ -145,6 +145,15 @@ pub fn coercion(file: usize, v: &Node, pointer: &str) -> Diagnostic {
         "opm converts YAML with YAML 1.1 rules: `1.10` becomes 1.1, `yes`/`on` become true, `017` \
          becomes 15. Quote the value (for example \"1.10\").",
     )
+    .fix(Fix {
+        description: format!(
+            "quote the scalar (it stops being the {} {})",
+            v.go_kind(),
+            v.display_scalar()
+        ),
+        safe: false,
+        edits: vec![Edit::quote(file, v.span)],
+    })
 }
 
 pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diagnostic>) {

@@ -193,8 +193,21 @@ pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration) -> String {
     } else {
         "✔"
     };
+    let safe = r
+        .diags
+        .iter()
+        .filter(|d| d.fix.as_ref().is_some_and(|f| f.safe))
+        .count();
+    let all = r.diags.iter().filter(|d| d.fix.is_some()).count();
+    let fixable = match (safe, all - safe) {
+        (0, 0) => String::new(),
+        (n, 0) => format!("\n  {n} fixable with `olmlint lint --fix`"),
+        (n, u) => {
+            format!("\n  {n} fixable with `olmlint lint --fix`, {u} more with `--unsafe-fixes`")
+        }
+    };
     format!(
-        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s\n",
+        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s{fixable}\n",
         s.errors,
         s.warnings,
         s.infos,

@@ -22,6 +22,30 @@ pub fn render(r: &Report<'_>) -> String {
                     })
                 })
                 .collect();
+            let fix = d.fix.as_ref().map(|f| {
+                let edits: Vec<Value> = f
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        let l = resolve(
+                            r.files,
+                            Some(crate::diag::Location {
+                                file: e.file,
+                                span: e.span,
+                            }),
+                        );
+                        json!({
+                            "file": l.as_ref().map(|l| l.file.clone()),
+                            "line": l.as_ref().map(|l| l.line),
+                            "column": l.as_ref().map(|l| l.column),
+                            "end_line": l.as_ref().map(|l| l.end_line),
+                            "end_column": l.as_ref().map(|l| l.end_column),
+                            "replacement": crate::fix::edit_text(r.files, e),
+                        })
+                    })
+                    .collect();
+                json!({"description": f.description, "safe": f.safe, "edits": edits})
+            });
             json!({
                 "rule": d.rule,
                 "name": d.rule_name(),
@@ -37,6 +61,7 @@ pub fn render(r: &Report<'_>) -> String {
                 "package": d.package,
                 "bundle": d.bundle,
                 "related": related,
+                "fix": fix,
             })
         })
         .collect();

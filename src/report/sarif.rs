@@ -131,6 +131,27 @@ pub fn render(r: &Report<'_>) -> String {
                     set(&mut result, "relatedLocations", json!(rel));
                 }
             }
+            if let Some(f) = &d.fix {
+                let replacements: Option<Vec<Value>> = f
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        let l = resolve(r.files, Some(crate::diag::Location { file: e.file, span: e.span }))?;
+                        let text = crate::fix::edit_text(r.files, e)?;
+                        Some(json!({
+                            "deletedRegion": {"startLine": l.line, "startColumn": l.column, "endLine": l.end_line, "endColumn": l.end_column.max(1)},
+                            "insertedContent": {"text": text},
+                        }))
+                    })
+                    .collect();
+                if let (Some(replacements), Some(l)) = (replacements, &loc) {
+                    let safety = if f.safe { "" } else { " (unsafe: changes what OLM does)" };
+                    set(&mut result, "fixes", json!([{
+                        "description": {"text": format!("{}{safety}", f.description)},
+                        "artifactChanges": [{"artifactLocation": {"uri": uri(&l.file), "uriBaseId": "%SRCROOT%"}, "replacements": replacements}],
+                    }]));
+                }
+            }
             result
         })
         .collect();
