@@ -230,7 +230,7 @@ cmd_lint() {
   for word in ${INPUT_ARGS:-}; do
     extra+=("$word")
   done
-  # Context catalogs: `--context` exists only in later olmlint versions.
+  # Context catalogs (`--context` exists from olmlint 0.2 on; `version` may pin an older one).
   for word in ${INPUT_CONTEXT:-}; do
     ctx+=("$word")
     nctx=$((nctx + 1))
@@ -251,9 +251,7 @@ cmd_lint() {
         common+=(--context "$word")
       done
     else
-      OLMLINT_CONTEXT=$(printf '%s\n' "${ctx[@]}")
-      export OLMLINT_CONTEXT
-      printf '::warning title=olmlint::%s\n' "$(gh_escape "the context input was not used: this olmlint has no --context option (it is exported as OLMLINT_CONTEXT for versions that read it); list context catalogs under context: in .olmlint.yaml instead")"
+      printf '::warning title=olmlint::%s\n' "$(gh_escape "the context input was not used: this olmlint has no --context option (pick a newer version, or declare the packages and APIs under provided: in .olmlint.yaml)")"
     fi
   fi
   common+=(${extra[@]+"${extra[@]}"})

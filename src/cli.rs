@@ -85,6 +85,10 @@ pub struct LintArgs {
     /// (e.g. `--changed-since origin/main` in a pull request).
     #[arg(long, value_name = "REF")]
     pub changed_since: Option<String>,
+    /// A catalog dependencies may be satisfied from (repeatable): used as candidates for the
+    /// installability checks, never linted. Earlier ones are preferred, after a bundle's own.
+    #[arg(long, value_name = "PATH")]
+    pub context: Vec<PathBuf>,
     /// Apply safe fixes in place (atomic writes), then report what remains.
     #[arg(long, conflicts_with = "diff")]
     pub fix: bool,
@@ -183,6 +187,7 @@ fn lint(args: LintArgs) -> i32 {
         enable: args.enable.clone(),
         disable: args.disable.clone(),
         only_files: Vec::new(),
+        context: args.context.clone(),
     };
     let mut opts = opts;
     if args.only_files {

@@ -20,6 +20,9 @@ pub struct Options {
     /// PR-scoped linting: load the whole catalogs holding these files, but report only
     /// findings located in them or about bundles they define.
     pub only_files: Vec<PathBuf>,
+    /// Catalogs dependencies may be satisfied from (`--context`): loaded and used as
+    /// candidates, never linted. Earlier ones are preferred (higher priority).
+    pub context: Vec<PathBuf>,
 }
 
 pub struct Outcome {
@@ -71,7 +74,17 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             config.set_enabled(rule.id, on);
         }
     }
-    let loaded = load::load(&paths, &config.limits);
+    for c in &opts.context {
+        if !c.exists() {
+            return Err(format!(
+                "--context {}: no such file or directory",
+                c.display()
+            ));
+        }
+    }
+    let linted_scopes = paths.len();
+    let all_paths: Vec<PathBuf> = paths.iter().chain(&opts.context).cloned().collect();
+    let loaded = load::load(&all_paths, &config.limits);
     let mut files = loaded.files;
     let mut diags: Vec<Diagnostic> = loaded
         .io_problems
@@ -82,7 +95,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             )
         })
         .collect();
-    let lint_file_count = files.len();
+    let lint_file_count = files.iter().filter(|f| f.scope < linted_scopes).count();
     if let Some(cf) = config_file {
         let idx = files.len();
         files.push(cf);
@@ -97,10 +110,25 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         packages: config.provided_packages.clone(),
         gvks: config.provided_gvks.clone(),
     };
+    // Context catalogs: modelled once, shared by every linted catalog; their findings are
+    // not ours to report.
+    let context: Vec<(String, crate::model::Catalog<'_>)> = (linted_scopes..all_paths.len())
+        .into_par_iter()
+        .map(|scope| {
+            let name = all_paths
+                .get(scope)
+                .map_or(String::new(), |p| p.display().to_string());
+            (name, crate::model::build(&files, scope, &mut Vec::new()))
+        })
+        .collect();
+    let context_index: Vec<crate::model::index::Index<'_>> = context
+        .iter()
+        .map(|(_, c)| crate::model::index::Index::new(c))
+        .collect();
     // One catalog per command-line path; catalogs are modelled and checked in parallel.
     let scopes: std::collections::BTreeSet<usize> = files
         .iter()
-        .filter(|f| f.role != load::Role::Config)
+        .filter(|f| f.role != load::Role::Config && f.scope < linted_scopes)
         .map(|f| f.scope)
         .collect();
     let per_scope: Vec<(Vec<Diagnostic>, [usize; 3])> = scopes
@@ -113,19 +141,32 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 .iter()
                 .find(|f| f.scope == scope)
                 .map_or(String::new(), |f| f.source.display.clone());
-            let resolution = crate::model::resolution::build(
-                &catalog,
-                &index,
-                &name,
-                config.cel_eval_budget,
-                &provided,
-            );
+            let mut sources = vec![crate::model::resolution::Source {
+                name,
+                catalog: &catalog,
+                index: &index,
+                priority: i64::MAX,
+            }];
+            let n = context.len() as i64;
+            for (i, ((name, cat), index)) in context.iter().zip(&context_index).enumerate() {
+                sources.push(crate::model::resolution::Source {
+                    name: name.clone(),
+                    catalog: cat,
+                    index,
+                    priority: n - i as i64,
+                });
+            }
+            let resolution =
+                crate::model::resolution::build(&sources, config.cel_eval_budget, &provided);
+            let catalogs: Vec<&crate::model::Catalog<'_>> =
+                sources.iter().map(|s| s.catalog).collect();
             let ctx = Ctx {
                 files: &files,
                 catalog: &catalog,
                 config: &config,
                 index: &index,
                 resolution: &resolution,
+                catalogs: &catalogs,
                 scope,
             };
             diags.extend(check::run(&ctx));

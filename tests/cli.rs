@@ -498,3 +498,60 @@ fn provided_dependencies_count_as_available() {
     .unwrap();
     assert!(lint(true).is_empty(), "{:?}", lint(true));
 }
+
+#[test]
+fn context_catalogs_supply_candidates_but_are_not_linted() {
+    let rules = |args: &[&str]| -> Vec<(String, String)> {
+        let mut a = vec!["lint", "fixtures/context/app", "-f", "json", "-q"];
+        a.extend_from_slice(args);
+        json(&a)["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["rule"].as_str().unwrap().to_string(),
+                    d["message"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    // Alone, bar does not exist.
+    let alone = rules(&[]);
+    assert!(alone
+        .iter()
+        .any(|(r, m)| r == "OLM503" && m.contains("no package \"bar\"")));
+    // deps-a has bar, but its bar needs the Widget API nobody there provides. deps-a's own
+    // problems (an invalid skipRange, its uninstallable bundle) are not reported.
+    let a = rules(&["--context", "fixtures/context/deps-a"]);
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!(a[0].0, "OLM501");
+    assert!(a[0].1.contains("its only candidate is bar.v1.2.0; bar.v1.2.0 requires an operator providing an API with group: example.com, version: v1, kind: Widget"), "{a:?}");
+    // With deps-b too, widgets provides Widget: installable, in either order.
+    for order in [["deps-a", "deps-b"], ["deps-b", "deps-a"]] {
+        let args: Vec<String> = order
+            .iter()
+            .flat_map(|c| ["--context".to_string(), format!("fixtures/context/{c}")])
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_eq!(rules(&args), vec![], "{order:?}");
+    }
+    let v = json(&[
+        "lint",
+        "fixtures/context/app",
+        "--context",
+        "fixtures/context/deps-b",
+        "-f",
+        "json",
+        "-q",
+    ]);
+    assert_eq!(v["summary"]["files"], 1, "context files are not counted");
+    // A context path that does not exist is a usage error.
+    let out = olmlint(&[
+        "lint",
+        "fixtures/context/app",
+        "--context",
+        "fixtures/context/nope",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}

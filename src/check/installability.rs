@@ -69,7 +69,7 @@ fn entry_bundle<'a>(
     e: EntryId,
 ) -> Option<(usize, &'a Bundle<'a>)> {
     let bi = *r.entry_bundle.get(e as usize)?;
-    Some((bi, ctx.catalog.bundles.get(bi)?))
+    Some((bi, ctx.bundle(bi)?))
 }
 
 fn uninstallable(
@@ -142,7 +142,7 @@ fn uninstallable(
                         .and_then(|dep| r.origins.get(dep.origin as usize));
                     if let Some(o) = origin {
                         if let Some((l, _)) = property_loc(ctx, o.bundle, o.property) {
-                            let owner = ctx.catalog.bundles.get(o.bundle).map_or("", |x| x.name());
+                            let owner = ctx.bundle(o.bundle).map_or("", |x| x.name());
                             let label = r
                                 .problem
                                 .entry(*entry)
@@ -325,7 +325,7 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
     let self_ok = d.ineligible.iter().chain(&d.candidates).any(|&e| {
         r.entry_bundle
             .get(e as usize)
-            .and_then(|&x| ctx.catalog.bundles.get(x))
+            .and_then(|&x| ctx.bundle(x))
             .is_some_and(|x| std::ptr::eq(x, b))
     });
     // An empty `any` can never match: OLM206 says why.
@@ -338,11 +338,7 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
     };
     let mut misses: Vec<String> = Vec::new();
     for &e in &d.ineligible {
-        if let Some(x) = r
-            .entry_bundle
-            .get(e as usize)
-            .and_then(|&i| ctx.catalog.bundles.get(i))
-        {
+        if let Some(x) = r.entry_bundle.get(e as usize).and_then(|&i| ctx.bundle(i)) {
             let entry = r.problem.entry(e);
             misses.push(format!(
                 "{} matches but is not a candidate: in channel {} it is skipped or off the replaces chain from the head, and OLM only considers entries on that chain",
@@ -438,7 +434,7 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
             for (bi, f) in r.facts.iter().enumerate() {
                 for (g, v, k) in &f.gvks {
                     if g == group && k.eq_ignore_ascii_case(kind) && (v != version || k != kind) {
-                        if let Some(x) = ctx.catalog.bundles.get(bi) {
+                        if let Some(x) = ctx.bundle(bi) {
                             similar.push(format!("{k} {v} is provided by {}", x.name()));
                         }
                     }

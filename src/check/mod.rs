@@ -27,11 +27,19 @@ pub struct Ctx<'a> {
     pub index: &'a Index<'a>,
     /// The catalog as OLM's resolver sees it.
     pub resolution: &'a Resolution,
+    /// Every catalog the resolution draws on: `catalog` first, then the `--context` ones.
+    pub catalogs: &'a [&'a Catalog<'a>],
     /// The catalog (command-line path) being checked.
     pub scope: usize,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// A bundle by its resolution index (which may be in a context catalog).
+    pub fn bundle(&self, bi: usize) -> Option<&'a crate::model::Bundle<'a>> {
+        let &(source, local) = self.resolution.home.get(bi)?;
+        self.catalogs.get(source)?.bundles.get(local)
+    }
+
     /// False when some document failed to parse: findings that something is *missing*
     /// (unknown package, bundle in no channel) would then be noise, so they are held back
     /// until the syntax error is fixed, as opm stops at it too.

@@ -131,6 +131,9 @@ impl CelTable {
 
 pub struct Resolution {
     pub problem: Problem,
+    /// Bundle index → (source catalog, bundle index in that catalog). Bundle indexes are global
+    /// over all sources, the linted catalog's first (so its indexes are its own).
+    pub home: Vec<(usize, usize)>,
     /// Entry → bundle index.
     pub entry_bundle: Vec<usize>,
     /// Bundle index → its entries (one per channel listing it).
@@ -266,7 +269,6 @@ fn gvk_key(g: &str, v: &str, k: &str) -> String {
     format!("{g}/{v}/{k}")
 }
 
-/// Build the resolver's view of one catalog.
 /// Packages and GVKs (`group/version/Kind`) that other catalogs provide (`provided:` in the
 /// configuration): a dependency on them counts as met even without candidates here.
 #[derive(Debug, Default, Clone)]
@@ -286,16 +288,44 @@ impl Provided {
     }
 }
 
-pub fn build(
-    cat: &Catalog<'_>,
-    ix: &Index<'_>,
-    catalog_name: &str,
-    cel_budget: u64,
-    provided: &Provided,
-) -> Resolution {
-    let facts: Vec<Facts> = cat.bundles.iter().map(facts_of).collect();
-    let deprecated: Vec<bool> = cat
-        .bundles
+/// A catalog the resolver can take candidates from.
+pub struct Source<'c, 'a> {
+    pub name: String,
+    pub catalog: &'c Catalog<'a>,
+    pub index: &'c Index<'a>,
+    /// `CatalogSource.priority`: higher is preferred after the depender's own catalog.
+    pub priority: i64,
+}
+
+/// Build the resolver's view of the linted catalog (`sources[0]`) together with the catalogs
+/// its dependencies may come from (`--context`).
+pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -> Resolution {
+    let mut bundles: Vec<&Bundle<'_>> = Vec::new();
+    let mut home: Vec<(usize, usize)> = Vec::new();
+    let mut offsets: Vec<usize> = Vec::new();
+    for (si, s) in sources.iter().enumerate() {
+        offsets.push(bundles.len());
+        bundles.extend(s.catalog.bundles.iter());
+        home.extend((0..s.catalog.bundles.len()).map(|i| (si, i)));
+    }
+    // Catalog preference after the depender's own: priority (higher first), then name.
+    let mut by_priority: Vec<usize> = (0..sources.len()).collect();
+    by_priority.sort_by(|&a, &b| {
+        let key = |i: usize| {
+            sources
+                .get(i)
+                .map(|s| (std::cmp::Reverse(s.priority), s.name.as_str()))
+        };
+        key(a).cmp(&key(b))
+    });
+    let mut catalog_rank = vec![0usize; sources.len()];
+    for (rank, &si) in by_priority.iter().enumerate() {
+        if let Some(r) = catalog_rank.get_mut(si) {
+            *r = rank;
+        }
+    }
+    let facts: Vec<Facts> = bundles.iter().map(|b| facts_of(b)).collect();
+    let deprecated: Vec<bool> = bundles
         .iter()
         .map(|b| b.properties_of("olm.deprecated").next().is_some())
         .collect();
@@ -303,11 +333,18 @@ pub fn build(
     let mut entries: Vec<Entry> = Vec::new();
     let mut entry_bundle: Vec<usize> = Vec::new();
     let mut eligible: Vec<bool> = Vec::new();
-    let mut order: Vec<(bool, String, String, usize)> = Vec::new();
+    let mut order: Vec<(usize, bool, String, String, usize)> = Vec::new();
+    let mut entry_source: Vec<usize> = Vec::new();
     let mut entry_channel_error: Vec<Option<usize>> = Vec::new();
     let mut channel_errors: Vec<String> = Vec::new();
-    let mut bundle_entries: Vec<Vec<EntryId>> = vec![Vec::new(); cat.bundles.len()];
-    for c in &cat.channels {
+    let mut bundle_entries: Vec<Vec<EntryId>> = vec![Vec::new(); bundles.len()];
+    let channels = sources
+        .iter()
+        .enumerate()
+        .flat_map(|(si, s)| s.catalog.channels.iter().map(move |c| (si, s, c)));
+    for (si, source, c) in channels {
+        let (cat, ix) = (source.catalog, source.index);
+        let offset = offsets.get(si).copied().unwrap_or(0);
         let pkg = c.package.map_or("", |p| p.value);
         let ch = c.name.map_or("", |n| n.value);
         let is_default = ix
@@ -339,7 +376,7 @@ pub fn build(
             .map(|chain| chain.iter().enumerate().map(|(p, &i)| (i, p)).collect())
             .unwrap_or_default();
         for (i, (name, _, _)) in listed.iter().enumerate() {
-            let Some(&bi) = ix.bundle.get(&(pkg, *name)) else {
+            let Some(bi) = ix.bundle.get(&(pkg, *name)).map(|&local| offset + local) else {
                 continue;
             };
             let id = entries.len() as EntryId;
@@ -353,7 +390,7 @@ pub fn build(
                 bundle: name.to_string(),
                 package: pkg.to_string(),
                 channel: ch.to_string(),
-                catalog: catalog_name.to_string(),
+                catalog: source.name.clone(),
                 deprecated: deprecated.get(bi).copied().unwrap_or(false),
                 provides_gvks: gvks,
                 package_props: f
@@ -364,7 +401,9 @@ pub fn build(
             });
             entry_bundle.push(bi);
             eligible.push(pos.contains_key(&i));
+            entry_source.push(si);
             order.push((
+                catalog_rank.get(si).copied().unwrap_or(0),
                 !is_default,
                 pkg.to_string(),
                 ch.to_string(),
@@ -404,8 +443,7 @@ pub fn build(
         }
     }
     // OLM's runtime view of the properties is only needed when some constraint uses CEL.
-    let uses_cel = cat
-        .bundles
+    let uses_cel = bundles
         .iter()
         .flat_map(|b| b.properties_of("olm.constraint"))
         .any(|p| {
@@ -414,7 +452,7 @@ pub fn build(
                 .is_some_and(|v| v.canonical_json().to_ascii_lowercase().contains("\"cel\""))
         });
     let runtime: Vec<Vec<cel::Property>> = if uses_cel {
-        cat.bundles.par_iter().map(runtime_of).collect()
+        bundles.par_iter().map(|b| runtime_of(b)).collect()
     } else {
         Vec::new()
     };
@@ -423,10 +461,12 @@ pub fn build(
         ..CelTable::default()
     };
     let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
-    let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(cat.bundles.len());
-    let mut memo: HashMap<(String, String), BundleDep> = HashMap::new();
+    let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(bundles.len());
+    // Keyed by the depender's catalog too: candidate order puts that catalog first.
+    let mut memo: HashMap<(usize, String, String), BundleDep> = HashMap::new();
     let mut origins: Vec<Origin> = Vec::new();
-    for (bi, b) in cat.bundles.iter().enumerate() {
+    for (bi, b) in bundles.iter().enumerate() {
+        let own = home.get(bi).map_or(0, |h| h.0);
         let mut list = Vec::new();
         for (pi, p) in b.properties.iter().enumerate() {
             if !is_dependency(p.ty()) {
@@ -437,7 +477,7 @@ pub fn build(
             };
             // Equal property values give equal predicates and candidate lists within a
             // catalog (only self-membership differs, handled below): compute each once.
-            let key = (p.ty().to_string(), value.canonical_json());
+            let key = (own, p.ty().to_string(), value.canonical_json());
             if let Some(cached) = memo.get(&key) {
                 list.push(BundleDep {
                     property: pi,
@@ -508,7 +548,13 @@ pub fn build(
                 let (mut good, bad): (Vec<EntryId>, Vec<EntryId>) = matching
                     .into_iter()
                     .partition(|&id| eligible.get(id as usize).copied().unwrap_or(false));
-                good.sort_by(|a, b| order.get(*a as usize).cmp(&order.get(*b as usize)));
+                // Own catalog first, then the order of `order` (catalog rank, default
+                // channel, package, channel, position on the replaces chain).
+                let key = |e: &EntryId| {
+                    let foreign = entry_source.get(*e as usize).is_some_and(|&s| s != own);
+                    (foreign, order.get(*e as usize))
+                };
+                good.sort_by(|a, b| key(a).cmp(&key(b)));
                 dep.candidates = good;
                 dep.ineligible = bad;
             }
@@ -552,6 +598,7 @@ pub fn build(
     }
     Resolution {
         problem: Problem::new(entries),
+        home,
         entry_bundle,
         bundle_entries,
         deps,
