@@ -27,6 +27,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print a JSON Schema for editors (olm.constraint, olm.package.required, olm.gvk.required,
+    /// olm.label.required, dependencies, properties, olmlint-config); no name lists them.
+    Schema {
+        /// Schema name.
+        name: Option<String>,
+    },
     /// Print a rule's documentation.
     Explain {
         /// Rule ID (OLM201) or name (constraint-decode).
@@ -175,6 +181,23 @@ pub fn run(cli: Cli) -> i32 {
             }
         },
         Command::Lint(args) => lint(args),
+        Command::Schema { name: None } => {
+            for (name, _) in crate::model::schema::SCHEMAS {
+                println!("{name}");
+            }
+            println!("olmlint-config");
+            0
+        }
+        Command::Schema { name: Some(name) } => match crate::model::schema::text(&name) {
+            Some(text) => {
+                print!("{text}");
+                0
+            }
+            None => {
+                eprintln!("olmlint: unknown schema `{name}`; `olmlint schema` lists them");
+                2
+            }
+        },
     }
 }
 

@@ -28,7 +28,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 "olm.constraint" => constraint_property(ctx, b, p, out),
                 // In bundle directories these come from dependencies.yaml: OLM601 covers them.
                 "olm.package.required" | "olm.gvk.required" | "olm.label.required"
-                    if !b.from_directory =>
+                    if !from_dependencies_yaml(ctx, p) =>
                 {
                     legacy(b, p, out)
                 }
@@ -259,7 +259,7 @@ fn node_checks(
             range,
             range_node,
             name,
-            name_node,
+            name_node: _,
         } => {
             match range_node {
                 Some(rn) => {
@@ -271,17 +271,7 @@ fn node_checks(
                         .help(format!("`versionRange` is required; to accept any version of {name} write `versionRange: \">=0.0.0\"`.")),
                 ),
             }
-            if name.is_empty() {
-                out.push(
-                    at.d(
-                        "OLM201",
-                        "`package` constraint has an empty packageName: it matches no bundle",
-                        name_node.map_or(c.node.span, |n| n.span),
-                        format!("{pointer}/package/packageName"),
-                    )
-                    .help("Set `packageName` to the package this bundle depends on."),
-                );
-            }
+            // An empty packageName decodes (OLM accepts it) and matches nothing: OLM503.
         }
         Kind::Gvk {
             group,
@@ -584,6 +574,17 @@ fn indentation_mistake(at: &At<'_>, p: &Property<'_>, value: &Node, base: &str) 
 }
 
 /// OLM209: legacy dependency properties OLM cannot use.
+/// Properties rendered from a bundle directory's dependencies.yaml are checked by OLM601
+/// against that file's own spelling (`version`, not `versionRange`).
+fn from_dependencies_yaml(ctx: &Ctx<'_>, p: &Property<'_>) -> bool {
+    ctx.files.get(p.file).is_some_and(|f| {
+        f.source
+            .path
+            .file_name()
+            .is_some_and(|n| n == "dependencies.yaml")
+    })
+}
+
 fn legacy(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
     let at = At {
         file: p.file,
@@ -592,7 +593,13 @@ fn legacy(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
     };
     let Some(v) = p.value.as_deref() else { return };
     let base = p.value_pointer();
-    let Some(map) = v.as_map() else {
+    // Go decodes `null` into the struct as a no-op: every field stays empty.
+    let map = if v.is_null() {
+        Some(&[][..])
+    } else {
+        v.as_map()
+    };
+    let Some(map) = map else {
         if p.ty() == "olm.label.required" {
             out.push(at.d("OLM209", format!("olm.label.required value is {}, not a mapping: OLM fails with \"json: cannot unmarshal {} into Go value of type struct {{…}}\"", v.display_scalar(), v.go_kind()), v.span, base).help("Write `value: {label: <label>}`."));
         }

@@ -89,11 +89,16 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
     };
     match &value.value {
         Value::Null => {}
-        Value::Map(_) => {
-            for f in *fields {
-                let Some(e) = value.get_folded(f) else {
-                    continue;
-                };
+        Value::Map(entries) => {
+            // Go decodes every spelling of a field in turn and keeps the first type error,
+            // so a mistyped `Kind` beside a good `kind` still fails.
+            let spellings = fields.iter().flat_map(|f| {
+                entries
+                    .iter()
+                    .filter(|e| e.key.eq_ignore_ascii_case(f))
+                    .map(move |e| (f, e))
+            });
+            for (f, e) in spellings {
                 let v = &e.value;
                 if !matches!(v.value, Value::String(_) | Value::Null) {
                     let pointer = format!("{}/{}", p.value_pointer(), e.key);

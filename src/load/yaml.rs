@@ -5,6 +5,7 @@
 use super::tree::{Entry, Node, Span, Style, Value};
 use super::{Limits, LoadProblem, RawDoc};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Split a YAML stream into document chunks exactly like k8s.io/apimachinery `YAMLReader.Read`:
 /// a line starting with `---` ends the current chunk if it is non-empty; otherwise the
@@ -61,10 +62,11 @@ pub fn parse_chunk(
     text: &str,
     offset: usize,
     limits: &Limits,
+    expanded: &AtomicU64,
     problems: &mut Vec<LoadProblem>,
 ) -> Option<Node> {
     let index = CharIndex::new(text, offset);
-    let mut builder = Builder::new(limits);
+    let mut builder = Builder::new(limits, expanded);
     let mut parser = Parser::new_from_str(text);
     loop {
         match parser.next_event() {
@@ -155,18 +157,19 @@ struct Builder<'a> {
     limits: &'a Limits,
     stack: Vec<Frame>,
     anchors: std::collections::HashMap<usize, (Node, u64)>,
-    expanded: u64,
+    /// Alias expansion so far in the whole file (shared by its documents).
+    expanded: &'a AtomicU64,
     root: Option<Node>,
     done: bool,
 }
 
 impl<'a> Builder<'a> {
-    fn new(limits: &'a Limits) -> Self {
+    fn new(limits: &'a Limits, expanded: &'a AtomicU64) -> Self {
         Builder {
             limits,
             stack: Vec::new(),
             anchors: Default::default(),
-            expanded: 0,
+            expanded,
             root: None,
             done: false,
         }
@@ -249,8 +252,11 @@ impl<'a> Builder<'a> {
                         "Define the anchor before using the alias.",
                     ));
                 };
-                self.expanded = self.expanded.saturating_add(*count);
-                if self.expanded > self.limits.max_alias_nodes {
+                let total = self
+                    .expanded
+                    .fetch_add(*count, Ordering::Relaxed)
+                    .saturating_add(*count);
+                if total > self.limits.max_alias_nodes {
                     return Err(LoadProblem::limit(
                         span,
                         format!(
@@ -357,8 +363,11 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
             out.push(e);
         }
     }
+    // Explicit keys win over merged ones, earlier merged maps over later ones.
+    let mut seen: std::collections::HashSet<String> =
+        out.iter().map(|e| e.key.to_string()).collect();
     for m in merged {
-        if !out.iter().any(|e| e.key == m.key) {
+        if seen.insert(m.key.to_string()) {
             out.push(m);
         }
     }
@@ -505,6 +514,20 @@ fn is_yaml_float(s: &str) -> bool {
     i == b.len()
 }
 
+/// Whether `text` may hold both an anchor and an alias (`&name` and `*name` where a node can
+/// start). False positives only cost parallelism.
+fn may_use_aliases(text: &str) -> bool {
+    let marker = |sigil: u8| {
+        let b = text.as_bytes();
+        b.windows(3).any(|w| {
+            matches!(w, [pre, s, c] if *s == sigil
+                && matches!(pre, b' ' | b'\n' | b'\t' | b'[' | b'{' | b',' | b'-' | b':')
+                && (c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))
+        }) || b.first() == Some(&sigil)
+    };
+    marker(b'&') && marker(b'*')
+}
+
 /// Parse every document of a YAML file.
 pub fn parse_stream(
     text: &str,
@@ -513,19 +536,24 @@ pub fn parse_stream(
     problems: &mut Vec<LoadProblem>,
 ) -> Vec<RawDoc> {
     let chunks = split_documents(text, problems);
+    // The alias budget is per file, so that many documents each just under it cannot add up.
+    let expanded = AtomicU64::new(0);
     // Large files: parse their documents in parallel, then keep opm's semantics (the file
-    // stops at its first failing document).
+    // stops at its first failing document). Files that may use aliases are parsed in order,
+    // so which document exhausts the shared budget does not depend on scheduling.
     let parse = |&(s, e): &(usize, usize)| {
         let mut local = Vec::new();
-        let root = parse_chunk(text.get(s..e).unwrap_or(""), base + s, limits, &mut local);
+        let chunk = text.get(s..e).unwrap_or("");
+        let root = parse_chunk(chunk, base + s, limits, &expanded, &mut local);
         (s, e, root, local)
     };
-    let parsed: Vec<(usize, usize, Option<Node>, Vec<LoadProblem>)> = if text.len() > 1 << 20 {
-        use rayon::prelude::*;
-        chunks.par_iter().map(parse).collect()
-    } else {
-        chunks.iter().map(parse).collect()
-    };
+    let parsed: Vec<(usize, usize, Option<Node>, Vec<LoadProblem>)> =
+        if text.len() > 1 << 20 && !may_use_aliases(text) {
+            use rayon::prelude::*;
+            chunks.par_iter().map(parse).collect()
+        } else {
+            chunks.iter().map(parse).collect()
+        };
     let mut docs = Vec::with_capacity(parsed.len());
     for (i, (s, e, root, local)) in parsed.into_iter().enumerate() {
         let failed = !local.is_empty();
@@ -620,7 +648,7 @@ mod tests {
         }
         let mut p = Vec::new();
         let limits = Limits::default();
-        assert!(parse_chunk(&y, 0, &limits, &mut p).is_none());
+        assert!(parse_chunk(&y, 0, &limits, &AtomicU64::new(0), &mut p).is_none());
         assert!(p[0].message.contains("alias"));
     }
 }

@@ -5,7 +5,7 @@ use super::{
     Property,
 };
 use crate::diag::{Diagnostic, Edit, Fix, Severity};
-use crate::load::tree::{Node, Value};
+use crate::load::tree::{Node, Span, Value};
 use std::borrow::Cow;
 
 /// A string value with the node it came from.
@@ -255,31 +255,50 @@ pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
     }
 }
 
-/// OLM004 for repeated keys in any mapping of the document (YAML and JSON keep the last).
+/// OLM004 for repeated keys in any mapping of the document (YAML and JSON keep the last). At
+/// most [`MAX_DUPLICATE_FINDINGS`] per document, then one finding that counts the rest, so a
+/// hostile file cannot turn into millions of findings.
 fn duplicate_keys(doc: DocRef<'_>, diags: &mut Vec<Diagnostic>) {
+    let help = "opm's YAML/JSON decoding keeps only the last value of a repeated key, silently dropping the earlier ones. Remove or merge the duplicates.";
+    let mut reported = 0usize;
+    let mut more = 0usize;
+    let mut first_unreported: Option<Span> = None;
     doc.node.walk(|n| {
         let Some(entries) = n.as_map() else { return };
         if entries.len() < 2 {
             return;
         }
-        let mut seen: Vec<&str> = Vec::with_capacity(entries.len());
-        let mut sorted: Vec<&str> = entries.iter().map(|e| &*e.key).collect();
-        sorted.sort_unstable();
-        if !sorted.windows(2).any(|w| w.first() == w.get(1)) {
-            return;
-        }
+        let mut seen: std::collections::HashSet<&str> =
+            std::collections::HashSet::with_capacity(entries.len());
         for e in entries {
-            if seen.contains(&&*e.key) {
-                diags.push(
-                    Diagnostic::new("OLM004", format!("duplicate key {:?}: the last occurrence wins", e.key))
+            if !seen.insert(&e.key) {
+                if reported < MAX_DUPLICATE_FINDINGS {
+                    reported += 1;
+                    diags.push(
+                        Diagnostic::new(
+                            "OLM004",
+                            format!("duplicate key {:?}: the last occurrence wins", e.key),
+                        )
                         .at(doc.file, e.key_span)
-                        .help("opm's YAML/JSON decoding keeps only the last value of a repeated key, silently dropping the earlier ones. Remove or merge the duplicates."),
-                );
+                        .help(help),
+                    );
+                } else {
+                    more += 1;
+                    first_unreported.get_or_insert(e.key_span);
+                }
             }
-            seen.push(&e.key);
         }
     });
+    if let Some(span) = first_unreported {
+        diags.push(
+            Diagnostic::new("OLM004", format!("{more} more duplicate keys in this document (only the first {MAX_DUPLICATE_FINDINGS} are reported one by one)"))
+                .at(doc.file, span)
+                .help(help),
+        );
+    }
 }
+
+const MAX_DUPLICATE_FINDINGS: usize = 100;
 
 fn package_blob<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diagnostic>) {
     let n = doc.node;

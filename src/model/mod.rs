@@ -7,6 +7,7 @@ mod decode;
 pub mod formats;
 pub mod index;
 pub mod resolution;
+pub mod schema;
 
 use crate::diag::{pointer_segment, Diagnostic};
 use crate::load::tree::{Node, Span};
