@@ -336,17 +336,17 @@ fn committed() -> Vec<(&'static str, Vec<u8>)> {
             b"limits: {sat-conflicts: 1000}\n".to_vec(),
         ),
         // Reproducers of known bugs (see the README).
-        ("bug-alias-documents/catalog.yaml", alias_documents(40).into_bytes()),
+        ("alias-documents/catalog.yaml", alias_documents(40).into_bytes()),
         (
-            "bug-merge-keys-quadratic/catalog.yaml",
+            "merge-keys-quadratic/catalog.yaml",
             merge_keys(10_000, 1000, 990).into_bytes(),
         ),
         (
-            "bug-range-alternatives/catalog.yaml",
+            "range-alternatives/catalog.yaml",
             range_alternatives(7000, 30).into_bytes(),
         ),
         (
-            "bug-theory-enumeration/catalog.json",
+            "theory-enumeration/catalog.json",
             theory_enumeration(400).into_bytes(),
         ),
     ]
@@ -978,18 +978,57 @@ fn corpus() -> Vec<Case> {
             message: Some("within 100000 conflicts"),
             ..CASE
         },
+        // Regressions: these were known bugs (see docs/reliability.md, "Fixed").
+        Case {
+            name: "alias-documents",
+            setup: |_| fixture("alias-documents"),
+            expect: &["OLM003"],
+            ..CASE
+        },
+        Case {
+            name: "duplicate-keys-1m",
+            setup: |d| {
+                let mut y = String::from("schema: olm.package\nname: foo\nx:\n");
+                for i in 0..1_000_000 {
+                    writeln!(y, "  k: {i}").unwrap();
+                }
+                write(&d.join("catalog/catalog.yaml"), y);
+                generated(d, None)
+            },
+            expect: &["OLM004"],
+            max_rss_mib: 1536,
+            ..CASE
+        },
+        Case {
+            name: "merge-keys-quadratic",
+            setup: |d| {
+                write(
+                    &d.join("catalog/catalog.yaml"),
+                    merge_keys(40_000, 1000, 990),
+                );
+                generated(d, None)
+            },
+            expect: &["OLM102"],
+            ..CASE
+        },
+        Case {
+            name: "range-alternatives",
+            setup: |_| fixture("range-alternatives"),
+            expect: &[],
+            ..CASE
+        },
+        Case {
+            name: "theory-enumeration",
+            setup: |_| fixture("theory-enumeration"),
+            expect: &["OLM501", "OLM503"],
+            ..CASE
+        },
     ]
 }
 
 /// Cases that expose known bugs; each also has its own `#[ignore]` test below.
 fn bug_cases() -> Vec<Case> {
     vec![
-        Case {
-            name: "bug-alias-documents",
-            setup: |_| fixture("bug-alias-documents"),
-            expect: &["OLM003"],
-            ..CASE
-        },
         Case {
             name: "bug-wide-json-60mb",
             setup: |d| {
@@ -1007,44 +1046,6 @@ fn bug_cases() -> Vec<Case> {
             },
             expect: &["OLM102"],
             max_rss_mib: 1536,
-            ..CASE
-        },
-        Case {
-            name: "bug-duplicate-keys-1m",
-            setup: |d| {
-                let mut y = String::from("schema: olm.package\nname: foo\nx:\n");
-                for i in 0..1_000_000 {
-                    writeln!(y, "  k: {i}").unwrap();
-                }
-                write(&d.join("catalog/catalog.yaml"), y);
-                generated(d, None)
-            },
-            expect: &["OLM004"],
-            max_rss_mib: 1536,
-            ..CASE
-        },
-        Case {
-            name: "bug-merge-keys-quadratic",
-            setup: |d| {
-                write(
-                    &d.join("catalog/catalog.yaml"),
-                    merge_keys(40_000, 1000, 990),
-                );
-                generated(d, None)
-            },
-            expect: &["OLM102"],
-            ..CASE
-        },
-        Case {
-            name: "bug-range-alternatives",
-            setup: |_| fixture("bug-range-alternatives"),
-            expect: &[],
-            ..CASE
-        },
-        Case {
-            name: "bug-theory-enumeration",
-            setup: |_| fixture("bug-theory-enumeration"),
-            expect: &["OLM502"],
             ..CASE
         },
         Case {
@@ -1486,15 +1487,6 @@ fn run_bug(name: &str) {
     assert_rows(&[row]);
 }
 
-// BUG: aliases are budgeted per YAML document (`limits.max-alias-nodes`), not per file: 40
-// documents of 1M expanded nodes each (a 13 KB file) need ~2.8 GB and abort under the 2 GiB
-// address-space limit. src/load/yaml.rs `Builder::expanded` is reset for every document.
-#[test]
-#[ignore = "BUG: alias expansion is budgeted per document, not per file"]
-fn bug_alias_documents() {
-    run_bug("bug-alias-documents");
-}
-
 // BUG: a 60 MB JSON file (within the default 64 MiB limit) of small arrays takes ~4.6 GB:
 // ~75 bytes of tree per input byte (48-byte `Node`s in `Vec`s that grow to capacity 4), and
 // nothing bounds the node count. src/load/json.rs `Frame::Arr` / src/load/tree.rs `Node`.
@@ -1502,39 +1494,6 @@ fn bug_alias_documents() {
 #[ignore = "BUG: ~75x memory amplification of wide JSON documents"]
 fn bug_wide_json_60mb() {
     run_bug("bug-wide-json-60mb");
-}
-
-// BUG: one OLM004 diagnostic per repeated key and a JSON report built as one
-// `serde_json::Value`: 1M duplicate keys (a 9 MB file) need ~6.7 GB.
-#[test]
-#[ignore = "BUG: unbounded OLM004 diagnostics; JSON report held as a serde_json tree"]
-fn bug_duplicate_keys_1m() {
-    run_bug("bug-duplicate-keys-1m");
-}
-
-// BUG: YAML merge keys are applied in O(explicit keys × merged entries):
-// src/load/yaml.rs `apply_merge_keys` (`out.iter().any(|e| e.key == m.key)`).
-#[test]
-#[ignore = "BUG: merge keys are quadratic"]
-fn bug_merge_keys_quadratic() {
-    run_bug("bug-merge-keys-quadratic");
-}
-
-// BUG: `Range::intervals` folds `IntervalSet::union` group by group and every union
-// re-sorts all intervals so far: O(n²) in the number of `||` alternatives, recomputed at
-// every use (src/semantics/range.rs). A 92 KB file does not finish in minutes.
-#[test]
-#[ignore = "BUG: range normal form is quadratic in the number of alternatives"]
-fn bug_range_alternatives() {
-    run_bug("bug-range-alternatives");
-}
-
-// BUG: `theory::satisfiable` enumerates names × version bounds × 2^free atoms with no
-// budget (src/semantics/constraint/theory.rs); a 26 KB unsatisfiable constraint never ends.
-#[test]
-#[ignore = "BUG: OLM502 self-conflict check has no budget"]
-fn bug_theory_enumeration() {
-    run_bug("bug-theory-enumeration");
 }
 
 // BUG (performance): the installability check builds one SAT instance per bundle over

@@ -396,11 +396,14 @@ impl Range {
 
     /// The exact normal form (nil groups count as empty).
     pub fn intervals(&self) -> IntervalSet {
-        self.groups
+        // One sort over every alternative's intervals: linearithmic in the alternatives.
+        let items: Vec<Interval> = self
+            .groups
             .iter()
             .filter(|g| !g.is_empty())
-            .map(|g| group_set(g))
-            .fold(IntervalSet::empty(), |acc, s| acc.union(&s))
+            .flat_map(|g| group_set(g).items)
+            .collect();
+        IntervalSet::normalize(items)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -86,6 +86,15 @@ pub fn satisfiable(p: &Pred) -> Option<bool> {
     if free.len() > MAX_FREE_ATOMS {
         return None;
     }
+    // Worlds × predicate size bounds the enumeration; past it the answer is "undecided".
+    let work = names
+        .len()
+        .saturating_mul(versions.len())
+        .saturating_mul(1usize << free.len())
+        .saturating_mul(size(p));
+    if work > MAX_WORK {
+        return None;
+    }
     for name in &names {
         for v in &versions {
             for assignment in 0..(1u32 << free.len()) {
@@ -106,10 +115,32 @@ pub fn satisfiable(p: &Pred) -> Option<bool> {
     Some(false)
 }
 
+/// Node visits the enumeration may spend on one predicate (about a second at most).
+const MAX_WORK: usize = 20_000_000;
+
+/// Predicate nodes, counted iteratively.
+fn size(p: &Pred) -> usize {
+    let mut stack = vec![p];
+    let mut n = 0usize;
+    while let Some(q) = stack.pop() {
+        n += 1;
+        if let Pred::All(ps) | Pred::Any(ps) | Pred::Not(ps) = q {
+            stack.extend(ps);
+        }
+    }
+    n
+}
+
+/// Children a minimal conflict is searched among (one enumeration per child).
+const MAX_CONFLICT_CHILDREN: usize = 64;
+
 /// For an unsatisfiable `all`, a minimal subset of its children that is still unsatisfiable
-/// (deletion-based). Other shapes return `None`.
+/// (deletion-based). Other shapes, and `all`s too wide to shrink cheaply, return `None`.
 pub fn minimal_conflict(p: &Pred) -> Option<Vec<usize>> {
     let Pred::All(children) = p else { return None };
+    if children.len() > MAX_CONFLICT_CHILDREN {
+        return None;
+    }
     let mut keep: Vec<usize> = (0..children.len()).collect();
     let mut i = 0;
     while i < keep.len() {
