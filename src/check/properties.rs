@@ -76,6 +76,17 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
         }
         return;
     };
+    let label = value.get_folded("label").and_then(|e| e.value.as_str());
+    if ty == "olm.label" && label.is_none() {
+        // opm does not decode olm.label, but OLM's label predicate reads `{label: string}`.
+        out.push(
+            d(format!("olm.label value is {}, not `{{label: <string>}}`: no olm.label.required can ever match it", value.display_scalar()))
+                .severity(Severity::Warning)
+                .at(p.file, value.span)
+                .pointer(p.value_pointer())
+                .help("OLM compares `olm.label.required` with the `label` field of each `olm.label` value. Write `value: {label: <name>}`."),
+        );
+    }
     if ty == "olm.maxOpenShiftVersion" && value.is_coerced_scalar() {
         // Accepted by opm, but `4.20` is the number 4.2: the wrong version.
         out.push(
