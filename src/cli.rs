@@ -95,6 +95,10 @@ pub struct LintArgs {
     /// installability checks, never linted. Earlier ones are preferred, after a bundle's own.
     #[arg(long, value_name = "PATH")]
     pub context: Vec<PathBuf>,
+    /// Stop the checks after SECONDS and report what was not finished (OLM012); a run that
+    /// has not ended 10 s after that exits with code 2.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
     /// Apply safe fixes in place (atomic writes), then report what remains.
     #[arg(long, conflicts_with = "diff")]
     pub fix: bool,
@@ -119,18 +123,44 @@ pub fn main() -> i32 {
     let _ = rayon::ThreadPoolBuilder::new()
         .stack_size(64 << 20)
         .build_global();
-    let handle = std::thread::Builder::new().stack_size(256 << 20).spawn(|| {
-        let cli = match Cli::try_parse() {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = e.print();
-                return if e.use_stderr() { 2 } else { 0 };
-            }
-        };
-        run(cli)
-    });
-    match handle.map(|h| h.join()) {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    // The hard stop: the checks honour --timeout themselves; this catches what they cannot
+    // interrupt (a huge load) so that CI never hangs.
+    let hard_stop = match &cli.command {
+        Command::Lint(a) => a
+            .timeout
+            .map(|t| std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9) + 10.0)),
+        _ => None,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    let handle = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+            let _ = tx.send(code);
+        });
+    if handle.is_err() {
+        eprintln!("olmlint: internal error: cannot start the worker thread");
+        return 2;
+    }
+    let received = match hard_stop {
+        Some(d) => rx.recv_timeout(d).map_err(|_| true),
+        None => rx.recv().map_err(|_| false),
+    };
+    match received {
         Ok(Ok(code)) => code,
+        Err(true) => {
+            eprintln!(
+                "olmlint: timed out: the run did not end within 10 s of --timeout; no report was written"
+            );
+            2
+        }
         _ => {
             eprintln!("olmlint: internal error");
             2
@@ -211,6 +241,7 @@ fn lint(args: LintArgs) -> i32 {
         disable: args.disable.clone(),
         only_files: Vec::new(),
         context: args.context.clone(),
+        timeout: args.timeout,
     };
     let mut opts = opts;
     if args.only_files {

@@ -26,11 +26,21 @@ pub struct Config {
     pub cel_eval_budget: u64,
     pub sat_conflicts: u64,
     pub context: Vec<PathBuf>,
+    /// Wall-clock budget for the checks (`limits.timeout`, `--timeout`), in seconds.
+    pub timeout: Option<f64>,
+    /// When the checks must stop (set by the pipeline from `timeout` when a run starts).
+    pub deadline: Option<std::time::Instant>,
     pub provided_packages: Vec<String>,
     pub provided_gvks: Vec<String>,
 }
 
 impl Config {
+    /// Whether the run's deadline has passed: checks stop starting new work (OLM012).
+    pub fn expired(&self) -> bool {
+        self.deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+
     pub fn defaults(base: PathBuf) -> Self {
         Config {
             base,
@@ -192,6 +202,11 @@ impl Config {
             }
             if let Some(v) = num("sat-conflicts") {
                 self.sat_conflicts = v;
+            }
+            if let Some(crate::load::tree::Value::Number { value, .. }) =
+                l.get("timeout").map(|n| &n.value)
+            {
+                self.timeout = Some(value.max(0.0));
             }
         }
         for c in root.get("context").and_then(Node::as_seq).unwrap_or(&[]) {

@@ -23,6 +23,8 @@ pub struct Options {
     /// Catalogs dependencies may be satisfied from (`--context`): loaded and used as
     /// candidates, never linted. Earlier ones are preferred (higher priority).
     pub context: Vec<PathBuf>,
+    /// Wall-clock budget in seconds for the run (`--timeout`), over `limits.timeout`.
+    pub timeout: Option<f64>,
 }
 
 pub struct Outcome {
@@ -74,7 +76,19 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             config.set_enabled(rule.id, on);
         }
     }
-    for c in &opts.context {
+    if let Some(t) = opts.timeout {
+        config.timeout = Some(t);
+    }
+    config.deadline = config
+        .timeout
+        .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t.min(1e9)));
+    let context_paths: Vec<PathBuf> = opts
+        .context
+        .iter()
+        .chain(&config.context)
+        .cloned()
+        .collect();
+    for c in &context_paths {
         if !c.exists() {
             return Err(format!(
                 "--context {}: no such file or directory",
@@ -83,7 +97,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         }
     }
     let linted_scopes = paths.len();
-    let all_paths: Vec<PathBuf> = paths.iter().chain(&opts.context).cloned().collect();
+    let all_paths: Vec<PathBuf> = paths.iter().chain(&context_paths).cloned().collect();
     let loaded = load::load(&all_paths, &config.limits);
     let mut files = loaded.files;
     let mut diags: Vec<Diagnostic> = loaded

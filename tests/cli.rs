@@ -555,3 +555,20 @@ fn context_catalogs_supply_candidates_but_are_not_linted() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn timeout_reports_what_was_not_checked() {
+    let v = json(&["lint", "fixtures/catalogs/valid", "--timeout", "0", "-f", "json", "-q"]);
+    let d = &v["diagnostics"].as_array().unwrap()[0];
+    assert_eq!(d["rule"], "OLM012");
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("12 of 12 rule families were not run"));
+    assert_eq!(v["diagnostics"].as_array().unwrap().len(), 1);
+    let out = olmlint(&["lint", "fixtures/catalogs/valid", "--timeout", "0", "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    // A generous timeout changes nothing.
+    let out = olmlint(&["lint", "fixtures/catalogs/valid", "--timeout", "600", "-q"]);
+    assert_eq!(out.status.code(), Some(0));
+}

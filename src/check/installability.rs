@@ -15,17 +15,35 @@ use rayon::prelude::*;
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let r = ctx.resolution;
     let budget = Budget::conflicts(ctx.config.sat_conflicts);
+    let unchecked = std::sync::atomic::AtomicUsize::new(0);
     let verdicts: Vec<(usize, Verdict)> = (0..ctx.catalog.bundles.len())
         .into_par_iter()
         .map_init(
             || r.problem.checker(),
             |checker, bi| {
                 let starts = r.bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]);
-                (!starts.is_empty()).then(|| (bi, checker.check(starts, budget)))
+                if starts.is_empty() {
+                    return None;
+                }
+                if ctx.config.expired() {
+                    unchecked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return None;
+                }
+                Some((bi, checker.check(starts, budget)))
             },
         )
         .flatten()
         .collect();
+    let unchecked = unchecked.into_inner();
+    if unchecked > 0 {
+        out.push(super::timeout_finding(
+            ctx,
+            format!(
+                "the installability of {unchecked} of {} bundles was not checked",
+                ctx.catalog.bundles.len()
+            ),
+        ));
+    }
     for (bi, verdict) in verdicts {
         let Some(b) = ctx.catalog.bundles.get(bi) else {
             continue;

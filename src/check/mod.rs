@@ -54,6 +54,21 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// OLM012: the run's `--timeout` passed before `what` was done.
+pub fn timeout_finding(ctx: &Ctx<'_>, what: String) -> Diagnostic {
+    let secs = ctx.config.timeout.unwrap_or(0.0);
+    let at = ctx.files.iter().position(|f| f.scope == ctx.scope);
+    let mut d = Diagnostic::new(
+        "OLM012",
+        format!("lint did not finish within the {secs} s timeout: {what}"),
+    )
+    .help("Findings for the unfinished work are missing, so this run proves nothing about it. Raise `--timeout` (or `limits.timeout`), or lint fewer catalogs per run.");
+    if let Some(file) = at {
+        d = d.at(file, crate::load::tree::Span::new(0, 0));
+    }
+    d
+}
+
 /// Run every rule family. Families are independent, so they run in parallel.
 pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
     type Family = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
@@ -72,12 +87,33 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         installability::check,
     ];
     use rayon::prelude::*;
-    families
+    let skipped = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Diagnostic> = families
         .par_iter()
         .flat_map_iter(|f| {
             let mut out = Vec::new();
-            f(ctx, &mut out);
+            if ctx.config.expired() {
+                skipped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return out;
+            }
+            // A panic (a bug) costs one family's findings, not the run.
+            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &mut out)));
+            if ran.is_err() {
+                out.clear();
+                out.push(Diagnostic::new(
+                    "OLM001",
+                    "internal error in one rule family: its findings for this catalog are missing (an olmlint bug; please report it)",
+                ));
+            }
             out
         })
-        .collect()
+        .collect();
+    let skipped = skipped.into_inner();
+    if skipped > 0 {
+        out.push(timeout_finding(
+            ctx,
+            format!("{skipped} of {} rule families were not run", families.len()),
+        ));
+    }
+    out
 }

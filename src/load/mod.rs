@@ -125,7 +125,7 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     order.sort_by_key(|&i| std::cmp::Reverse(found.get(i).map_or(0, |f| f.size)));
     let mut results: Vec<(usize, Result<LoadedFile, IoProblem>)> = order
         .par_iter()
-        .filter_map(|&i| found.get(i).map(|f| (i, load_file(f, limits))))
+        .filter_map(|&i| found.get(i).map(|f| (i, load_file_isolated(f, limits))))
         .collect();
     results.sort_by_key(|(i, _)| *i);
     let mut files = Vec::with_capacity(results.len());
@@ -136,6 +136,18 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
         }
     }
     Loaded { files, io_problems }
+}
+
+/// [`load_file`], with a panic (a bug) confined to the file: the others are still linted.
+fn load_file_isolated(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load_file(f, limits))).unwrap_or_else(
+        |_| {
+            Err(IoProblem {
+                display: f.display.clone(),
+                message: "internal error while parsing this file (an olmlint bug; please report it with the file); the other files were linted".into(),
+            })
+        },
+    )
 }
 
 fn load_file(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> {
