@@ -191,6 +191,9 @@ impl Config {
             if let Some(v) = num("max-depth") {
                 self.limits.max_depth = v as usize;
             }
+            if let Some(v) = num("max-nodes") {
+                self.limits.max_nodes = v;
+            }
             if let Some(v) = num("max-alias-nodes") {
                 self.limits.max_alias_nodes = v;
             }

@@ -558,7 +558,15 @@ fn context_catalogs_supply_candidates_but_are_not_linted() {
 
 #[test]
 fn timeout_reports_what_was_not_checked() {
-    let v = json(&["lint", "fixtures/catalogs/valid", "--timeout", "0", "-f", "json", "-q"]);
+    let v = json(&[
+        "lint",
+        "fixtures/catalogs/valid",
+        "--timeout",
+        "0",
+        "-f",
+        "json",
+        "-q",
+    ]);
     let d = &v["diagnostics"].as_array().unwrap()[0];
     assert_eq!(d["rule"], "OLM012");
     assert!(d["message"]

@@ -147,7 +147,7 @@ fn bundle<'a>(
         if let Some(img) = img.filter(|i| !i.value.is_empty()) {
             if let Some(err) = image_reference_error(img.value) {
                 out.push(
-                    d(format!("package {pkg:?} bundle {name:?} relatedImages[{i}]: invalid image pull spec {:?}: {err}", img.value))
+                    d(format!("package {pkg:?} bundle {name:?} relatedImages[{i}].image: invalid image pull spec {:?}: {err}", img.value))
                         .at(file, img.node.span)
                         .pointer(format!("/relatedImages/{i}/image"))
                         .help("Related images must be valid pull specs; mirroring tools copy them."),
@@ -324,7 +324,8 @@ fn duplicate_versions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             by_version.entry(key).or_default().push(b);
         }
         for (v, bundles) in by_version.into_iter().filter(|(_, b)| b.len() > 1) {
-            let names: Vec<&str> = bundles.iter().map(|b| b.name()).collect();
+            let mut names: Vec<&str> = bundles.iter().map(|b| b.name()).collect();
+            names.sort_unstable();
             for b in bundles.iter().skip(1) {
                 let mut d = Diagnostic::new("OLM106", format!("duplicate versions found in bundles: [{{{v}: [{}]}}]", names.join(", ")))
                     .at(b.doc.file, b.version().map_or(b.doc.node.span, |x| x.node.span))

@@ -67,7 +67,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             if !seen.insert((schema, name)) {
-                out.push(d(format!("duplicate deprecation entry {{schema: {schema}, name: {name}}} for package {pkg:?}")).at(file, at(e.name.or(e.schema))).pointer(format!("{p}/reference")).help("Remove the repeated entry."));
+                out.push(d(format!("duplicate deprecation entry declcfg.PackageScopedReference{{Schema:{schema:?}, Name:{name:?}}} for package {pkg:?}")).at(file, at(e.name.or(e.schema))).pointer(format!("{p}/reference")).help("Remove the repeated entry."));
             }
             match schema {
                 "olm.bundle" => {
@@ -86,7 +86,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                         out.push(d(format!("package name must be empty for deprecated package {pkg:?} (specified {name:?})")).at(file, at(e.name)).pointer(format!("{p}/reference/name")).help("An `olm.package` reference is the blob's own package; drop `name`."));
                     }
                 }
-                other => out.push(d(format!("cannot deprecate object {{schema: {other}, name: {name}}} for package {pkg:?}: object schema unknown")).at(file, at(e.schema)).pointer(format!("{p}/reference/schema")).help("Only olm.package, olm.channel and olm.bundle can be deprecated.")),
+                other => out.push(d(format!("cannot deprecate object declcfg.PackageScopedReference{{Schema:{other:?}, Name:{name:?}}} referenced by entry {} for package {pkg:?}: object schema unknown", e.index)).at(file, at(e.schema)).pointer(format!("{p}/reference/schema")).help("Only olm.package, olm.channel and olm.bundle can be deprecated.")),
             }
             if e.message.is_none_or(|m| m.value.is_empty()) {
                 out.push(d("invalid deprecation: message must be set".into()).at(file, at(e.message)).pointer(format!("{p}/message")).help("Write the message users see, e.g. which channel or version to move to."));

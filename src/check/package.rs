@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::diag::{Diagnostic, Severity};
-use crate::model::formats::{base64_decode, dns1123_label_ok, DNS1123_MESSAGE};
+use crate::model::formats::{base64_decode, dns1123_label_errors, dns1123_label_ok};
 use std::collections::HashMap;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
@@ -41,7 +41,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
         if !dns1123_label_ok(name.value) {
             out.push(
-                Diagnostic::new("OLM101", format!("invalid package name {:?}: [{DNS1123_MESSAGE}]", name.value))
+                Diagnostic::new("OLM101", format!("invalid package name {:?}: [{}]", name.value, dns1123_label_errors(name.value).join(" ")))
                     .at(file, name.node.span)
                     .pointer("/name")
                     .package(pkg)

@@ -131,7 +131,7 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
                 }
             }
             if ty == "olm.bundle.object" {
-                bundle_object(value, p, &prefix, &d, out);
+                bundle_object(value, p, (pkg, name), &d, out);
             }
         }
         _ => out.push(
@@ -152,7 +152,7 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
 fn bundle_object(
     value: &Node,
     p: &Property<'_>,
-    prefix: &str,
+    (b_pkg, b_name): (&str, &str),
     d: &dyn Fn(String) -> Diagnostic,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -162,7 +162,8 @@ fn bundle_object(
     let Some(data) = e.value.as_str() else { return };
     if let Err(at) = base64_decode(data) {
         out.push(
-            d(format!("{prefix}: illegal base64 data at input byte {at}"))
+            // opm reads bundle objects while loading, before the property pass.
+            d(format!("read bundle objects: package {:?}, bundle {:?}: parse property at index {} as bundle object: illegal base64 data at input byte {at}", b_pkg, b_name, p.index))
                 .at(p.file, e.value.span)
                 .pointer(format!("{}/{}", p.value_pointer(), e.key))
                 .help("`olm.bundle.object` data is a base64-encoded manifest; re-encode it (opm render does this)."),

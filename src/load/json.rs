@@ -10,6 +10,7 @@ pub fn parse_stream(text: &str, limits: &Limits, problems: &mut Vec<LoadProblem>
         text,
         pos: 0,
         limits,
+        nodes: 0,
     };
     let mut docs = Vec::new();
     loop {
@@ -40,11 +41,23 @@ pub fn parse_stream(text: &str, limits: &Limits, problems: &mut Vec<LoadProblem>
     docs
 }
 
+/// The node budget ran out: memory, not syntax.
+pub(crate) fn too_many_nodes(at: usize, limit: u64) -> LoadProblem {
+    LoadProblem::limit(
+        Span::new(at, at + 1),
+        format!("the document has more than {limit} values; it was not loaded"),
+        "Every value costs olmlint (and opm) tens of bytes of memory. Real catalogs stay far \
+         below this; raise `limits.max-nodes` in .olmlint.yaml if this file is genuine.",
+    )
+}
+
 struct JsonParser<'a> {
     b: &'a [u8],
     text: &'a str,
     pos: usize,
     limits: &'a Limits,
+    /// Nodes built so far in this file.
+    nodes: u64,
 }
 
 enum Frame {
@@ -138,6 +151,10 @@ impl JsonParser<'_> {
                 }
             }
             let start = self.pos;
+            self.nodes += 1;
+            if self.nodes > self.limits.max_nodes {
+                return Err(too_many_nodes(start, self.limits.max_nodes));
+            }
             let node = match self.peek() {
                 Some(b'{') | Some(b'[') => {
                     if stack.len() >= self.limits.max_depth {

@@ -22,6 +22,9 @@ pub struct Limits {
     pub max_alias_nodes: u64,
     /// Largest file read, in bytes.
     pub max_file_size: u64,
+    /// Tree nodes one file (JSON) or one document (YAML) may build: bounds memory, since a
+    /// node costs ~50–75 bytes however few bytes of input it takes (`[1],` is 4).
+    pub max_nodes: u64,
 }
 
 impl Default for Limits {
@@ -30,6 +33,7 @@ impl Default for Limits {
             max_depth: 10_000,
             max_alias_nodes: 1_000_000,
             max_file_size: 64 << 20,
+            max_nodes: 8_000_000,
         }
     }
 }

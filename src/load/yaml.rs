@@ -157,6 +157,8 @@ struct Builder<'a> {
     limits: &'a Limits,
     stack: Vec<Frame>,
     anchors: std::collections::HashMap<usize, (Node, u64)>,
+    /// Values built in this document.
+    nodes: u64,
     /// Alias expansion so far in the whole file (shared by its documents).
     expanded: &'a AtomicU64,
     root: Option<Node>,
@@ -170,6 +172,7 @@ impl<'a> Builder<'a> {
             stack: Vec::new(),
             anchors: Default::default(),
             expanded,
+            nodes: 0,
             root: None,
             done: false,
         }
@@ -291,6 +294,13 @@ impl<'a> Builder<'a> {
     }
 
     fn push_value(&mut self, node: Node) -> Result<bool, LoadProblem> {
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            return Err(super::json::too_many_nodes(
+                node.span.start(),
+                self.limits.max_nodes,
+            ));
+        }
         match self.stack.last_mut() {
             None => {
                 self.root = Some(node);

@@ -158,6 +158,16 @@ pub fn coercion(file: usize, v: &Node, pointer: &str) -> Diagnostic {
 
 pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diagnostic>) {
     let root = doc.node;
+    if root.is_null() {
+        // Go decodes `null` into the map without error; the schema lookup then fails.
+        diags.push(
+            Diagnostic::new("OLM003", "object 'null' is missing root schema field")
+                .at(doc.file, root.span)
+                .pointer("")
+                .help("A `null` document is not a catalog object; remove it."),
+        );
+        return;
+    }
     let Some(map) = root.as_map() else {
         diags.push(
             Diagnostic::new(
@@ -175,6 +185,7 @@ pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
         return;
     };
     duplicate_keys(doc, diags);
+    folded_duplicates(doc, map, diags);
     // schema / package / name are looked up case-insensitively at the top level.
     let mut meta: [Option<&'a Node>; 3] = [None; 3];
     for (slot, key) in meta.iter_mut().zip(["schema", "package", "name"]) {
@@ -182,22 +193,6 @@ pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
             .iter()
             .filter(|e| e.key.eq_ignore_ascii_case(key))
             .collect();
-        if matches.len() > 1 {
-            let mut names: Vec<&str> = matches.iter().map(|e| &*e.key).collect();
-            names.sort_unstable();
-            let distinct = names.windows(2).any(|w| w.first() != w.get(1));
-            if distinct {
-                if let Some(second) = matches.get(1) {
-                    diags.push(
-                        Diagnostic::new("OLM004", format!("duplicate keys for key {key:?}: [{}]", names.join(" ")))
-                            .severity(Severity::Error)
-                            .at(doc.file, second.key_span)
-                            .pointer(ptr("", &second.key))
-                            .help(format!("opm matches `{key}` case-insensitively and rejects the catalog; keep exactly one `{key}` key.")),
-                    );
-                }
-            }
-        }
         if let Some(e) = matches.last() {
             if e.value.as_str().is_none() {
                 diags.push(
@@ -205,7 +200,7 @@ pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
                         "OLM003",
                         format!(
                             "expected value for key {key:?} to be a string, got {}",
-                            e.value.display_scalar()
+                            go_t_and_v(&e.value)
                         ),
                     )
                     .at(
@@ -253,6 +248,113 @@ pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
         "olm.deprecations" => deprecations_blob(cat, doc, diags, package),
         _ => cat.others.push(doc),
     }
+}
+
+/// OLM004 for top-level keys that differ only in case (opm folds every top-level key and
+/// rejects the document), e.g. `Image` beside `image`.
+fn folded_duplicates(
+    doc: DocRef<'_>,
+    map: &[crate::load::tree::Entry],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut groups: std::collections::BTreeMap<String, Vec<&crate::load::tree::Entry>> =
+        Default::default();
+    for e in map {
+        groups.entry(e.key.to_lowercase()).or_default().push(e);
+    }
+    for (key, entries) in groups {
+        let mut names: Vec<&str> = entries.iter().map(|e| &*e.key).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.len() < 2 {
+            continue; // exact repeats: duplicate_keys
+        }
+        let Some(second) = entries.get(1) else {
+            continue;
+        };
+        let all: Vec<&str> = {
+            let mut v: Vec<&str> = entries.iter().map(|e| &*e.key).collect();
+            v.sort_unstable();
+            v
+        };
+        diags.push(
+            Diagnostic::new("OLM004", format!("duplicate keys for key {key:?}: [{}]", all.join(" ")))
+                .severity(Severity::Error)
+                .at(doc.file, second.key_span)
+                .pointer(ptr("", &second.key))
+                .help(format!("opm matches top-level keys case-insensitively and rejects the catalog; keep exactly one `{key}` key.")),
+        );
+    }
+}
+
+/// Go's `%t: %v` of a decoded JSON value, as opm's "to be a string" error prints it.
+fn go_t_and_v(v: &Node) -> String {
+    match &v.value {
+        Value::Bool(b) => format!("{b}: {b}"),
+        Value::Null => "%!t(<nil>): <nil>".into(),
+        Value::Number { value, .. } => {
+            let n = crate::load::tree::format_go_float(*value);
+            format!("%!t(float64={n}): {n}")
+        }
+        Value::Seq(_) => format!("%!t([]interface {{}}={0}): {0}", go_v(v)),
+        Value::Map(_) => format!("%!t(map[string]interface {{}}={0}): {0}", go_v(v)),
+        Value::String(s) => s.to_string(),
+    }
+}
+
+/// Go's `%v` of a decoded JSON value (maps with sorted keys), bounded in length.
+fn go_v(v: &Node) -> String {
+    enum Item<'a> {
+        Node(&'a Node),
+        Text(&'a str),
+    }
+    let mut out = String::new();
+    let mut stack: Vec<Item<'_>> = vec![Item::Node(v)];
+    while let Some(item) = stack.pop() {
+        if out.len() > 200 {
+            out.push('…');
+            break;
+        }
+        let node = match item {
+            Item::Text(t) => {
+                out.push_str(t);
+                continue;
+            }
+            Item::Node(n) => n,
+        };
+        match &node.value {
+            Value::Null => out.push_str("<nil>"),
+            Value::Bool(b) => out.push_str(&b.to_string()),
+            Value::Number { value, .. } => {
+                out.push_str(&crate::load::tree::format_go_float(*value))
+            }
+            Value::String(s) => out.push_str(s),
+            Value::Seq(items) => {
+                out.push('[');
+                stack.push(Item::Text("]"));
+                for (i, it) in items.iter().enumerate().rev() {
+                    stack.push(Item::Node(it));
+                    if i > 0 {
+                        stack.push(Item::Text(" "));
+                    }
+                }
+            }
+            Value::Map(entries) => {
+                out.push_str("map[");
+                stack.push(Item::Text("]"));
+                let sorted = crate::load::tree::dedup_sorted(entries);
+                for (i, e) in sorted.iter().enumerate().rev() {
+                    stack.push(Item::Node(&e.value));
+                    stack.push(Item::Text(":"));
+                    stack.push(Item::Text(&e.key));
+                    if i > 0 {
+                        stack.push(Item::Text(" "));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// OLM004 for repeated keys in any mapping of the document (YAML and JSON keep the last). At
@@ -321,8 +423,8 @@ fn package_blob<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
         if i.as_map().is_none() {
             cx.type_error(i, "/icon", "Package.icon", "declcfg.Icon");
         } else {
-            cx.string(i, "base64data", "/icon", "Icon.base64data");
-            cx.string(i, "mediatype", "/icon", "Icon.mediatype");
+            cx.string(i, "base64data", "/icon", "Icon.icon.base64data");
+            cx.string(i, "mediatype", "/icon", "Icon.icon.mediatype");
         }
     }
     cx.string(n, "description", "", "Package.description");
@@ -351,6 +453,28 @@ fn channel_blob<'a>(
     };
     let package = cx.string(n, "package", "", "Channel.package");
     let name = cx.string(n, "name", "", "Channel.name");
+    // Channel properties are not used by olmlint, but opm decodes them.
+    let props_key = n
+        .get_folded("properties")
+        .map_or("properties".into(), |e| e.key.to_string());
+    for (i, item) in cx
+        .list(
+            n,
+            "properties",
+            "",
+            "Channel.properties",
+            "[]property.Property",
+        )
+        .iter()
+        .enumerate()
+    {
+        let p = format!("/{props_key}/{i}");
+        if item.as_map().is_some() {
+            cx.string(item, "type", &p, "Property.properties.type");
+        } else {
+            cx.object(item, &p, "Channel.properties", "property.Property");
+        }
+    }
     let mut entries = Vec::new();
     let list_key = n
         .get_folded("entries")
@@ -378,15 +502,15 @@ fn channel_blob<'a>(
             });
             continue;
         };
-        let name = cx.string(obj, "name", &p, "ChannelEntry.name");
-        let replaces = cx.string(obj, "replaces", &p, "ChannelEntry.replaces");
-        let skip_range = cx.string(obj, "skipRange", &p, "ChannelEntry.skipRange");
+        let name = cx.string(obj, "name", &p, "ChannelEntry.entries.name");
+        let replaces = cx.string(obj, "replaces", &p, "ChannelEntry.entries.replaces");
+        let skip_range = cx.string(obj, "skipRange", &p, "ChannelEntry.entries.skipRange");
         let skips_key = obj
             .get_folded("skips")
             .map_or("skips".into(), |e| e.key.to_string());
         let mut skips = Vec::new();
         for (j, s) in cx
-            .list(obj, "skips", &p, "ChannelEntry.skips", "[]string")
+            .list(obj, "skips", &p, "ChannelEntry.entries.skips", "[]string")
             .iter()
             .enumerate()
         {
@@ -396,7 +520,7 @@ fn channel_blob<'a>(
                 _ => cx.type_error(
                     s,
                     &format!("{p}/{skips_key}/{j}"),
-                    "ChannelEntry.skips",
+                    "ChannelEntry.entries.skips",
                     "string",
                 ),
             }
@@ -454,7 +578,7 @@ fn bundle_blob<'a>(
     {
         let p = format!("/{props_key}/{i}");
         let ty = match item.as_map() {
-            Some(_) => cx.string(item, "type", &p, "Property.type"),
+            Some(_) => cx.string(item, "type", &p, "Property.properties.type"),
             None => {
                 cx.object(item, &p, "Bundle.properties", "property.Property");
                 None
@@ -487,8 +611,8 @@ fn bundle_blob<'a>(
     {
         let p = format!("/{ri_key}/{i}");
         if let Some(obj) = cx.object(item, &p, "Bundle.relatedImages", "declcfg.RelatedImage") {
-            let name = cx.string(obj, "name", &p, "RelatedImage.name");
-            let image = cx.string(obj, "image", &p, "RelatedImage.image");
+            let name = cx.string(obj, "name", &p, "RelatedImage.relatedImages.name");
+            let image = cx.string(obj, "image", &p, "RelatedImage.relatedImages.image");
             related_images.push((name, image));
         }
     }
@@ -550,24 +674,24 @@ fn deprecations_blob<'a>(
                     r,
                     "schema",
                     &format!("{p}/reference"),
-                    "PackageScopedReference.schema",
+                    "PackageScopedReference.entries.reference.schema",
                 );
                 name = cx.string(
                     r,
                     "name",
                     &format!("{p}/reference"),
-                    "PackageScopedReference.name",
+                    "PackageScopedReference.entries.reference.name",
                 );
             } else {
                 cx.type_error(
                     r,
                     &format!("{p}/reference"),
-                    "DeprecationEntry.reference",
+                    "DeprecationEntry.entries.reference",
                     "declcfg.PackageScopedReference",
                 );
             }
         }
-        let message = cx.string(obj, "message", &p, "DeprecationEntry.message");
+        let message = cx.string(obj, "message", &p, "DeprecationEntry.entries.message");
         entries.push(DeprecationEntry {
             node: item,
             index: i,

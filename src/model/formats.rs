@@ -21,6 +21,19 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
         if !alg_ok || hex.len() < 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
             return Some("invalid reference format");
         }
+        // go-digest's Validate, after the reference grammar accepted the digest.
+        let len = match alg {
+            "sha256" => 64,
+            "sha384" => 96,
+            "sha512" => 128,
+            _ => return Some("unsupported digest algorithm"),
+        };
+        if hex.len() != len {
+            return Some("invalid checksum digest length");
+        }
+        if hex.chars().any(|c| c.is_ascii_uppercase()) {
+            return Some("invalid checksum digest format");
+        }
     }
     // The tag is after the last ':' that follows the last '/'.
     let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
@@ -61,7 +74,7 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
     }
     for p in parts {
         if p.chars().any(|c| c.is_ascii_uppercase()) && path_component_ok(&p.to_ascii_lowercase()) {
-            return Some("repository name must be lowercase");
+            return Some("invalid reference format: repository name must be lowercase");
         }
         if !path_component_ok(p) {
             return Some("invalid reference format");
@@ -139,6 +152,37 @@ pub fn dns1123_label_ok(s: &str) -> bool {
         && !s.ends_with('-')
 }
 
+/// `k8s.io/apimachinery` `IsDNS1123Label`'s messages for `s` (empty when it is a label).
+pub fn dns1123_label_errors(s: &str) -> Vec<&'static str> {
+    let mut errs = Vec::new();
+    if s.len() > 63 {
+        errs.push("must be no more than 63 characters");
+    }
+    let label_chars = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && !s.starts_with('-')
+        && !s.ends_with('-');
+    if !label_chars {
+        // A valid subdomain that is not a label can only be one with dots.
+        let subdomain = !s.is_empty()
+            && s.split('.').all(|part| {
+                !part.is_empty()
+                    && part
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && !part.starts_with('-')
+                    && !part.ends_with('-')
+            });
+        errs.push(if subdomain {
+            "must not contain dots"
+        } else {
+            DNS1123_MESSAGE
+        });
+    }
+    errs
+}
+
 pub const DNS1123_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 /// Decode standard base64 (Go's `[]byte` JSON encoding); `Err(offset)` at the first bad byte.
@@ -183,7 +227,7 @@ mod tests {
         }
         assert_eq!(
             image_reference_error("quay.io/Foo/bar"),
-            Some("repository name must be lowercase")
+            Some("invalid reference format: repository name must be lowercase")
         );
         for bad in [
             "quay.io/foo/bar:",

@@ -171,15 +171,18 @@ pub fn build<'a>(
                 continue;
             }
             cat.documents += 1;
-            let Some(root) = d.root.as_ref() else {
+            // `--- # comment` alone parses as an implicit (zero-width) null: empty too.
+            let implicit_null =
+                |r: &&crate::load::tree::Node| r.is_null() && r.span.start == r.span.end;
+            let Some(root) = d.root.as_ref().filter(|r| !implicit_null(r)) else {
                 diags.push(
-                    Diagnostic::new("OLM002", "document is empty (only blank lines or comments)")
+                    Diagnostic::new("OLM002", "document is empty (only blank lines or comments): object 'null' is missing root schema field")
                         .at(fi, trim_span(&f.source.text, d.span))
                         .pointer("")
                         .help(
-                            "opm decodes an empty document as `null` and fails with \"object '' is \
-                             missing root schema field\". Remove the stray `---` separator or the \
-                             comment-only block (a leading comment before the first `---` counts).",
+                            "opm decodes an empty document as `null` and rejects the catalog. Remove \
+                             the stray `---` separator or the comment-only block (a leading comment \
+                             before the first `---` counts).",
                         ),
                 );
                 continue;
