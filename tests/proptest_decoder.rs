@@ -337,17 +337,12 @@ proptest! {
     }
 }
 
-// BUG: Go's decoder records errors in document order (keys sorted, as the registry
-// re-encodes values): `saveError` keeps the first type error or unknown field it meets,
-// depth-first. olmlint's `Decoder::constraint` reports every unknown key of an object
-// (`Decoder::fields`) before descending into the object's values, so an unknown key that
-// sorts *after* a key whose value holds an error wins instead:
-// `{"all":{"constraints":[false]},"~~~":1}` gives `json: unknown field "~~~"`, where OLM
-// says `json: cannot unmarshal bool into Go struct field Constraint.all.constraints of type
-// constraints.Constraint`. src/semantics/constraint/decode.rs `Decoder::fields` /
-// `Decoder::constraint`.
+// Go's decoder records errors in document order (keys sorted, as the registry re-encodes
+// values): `saveError` keeps the first type error or unknown field it meets, depth-first.
+// olmlint's decoder finds an object's unknown keys before descending, then sorts its issues
+// into that order (src/semantics/constraint/decode.rs `document_order`). Regression of a bug
+// these property tests found.
 #[test]
-#[ignore = "BUG: first error not in Go's document order"]
 fn first_error_follows_document_order() {
     let v = parse(r#"{"all":{"constraints":[false]},"~~~":1}"#);
     assert_eq!(
@@ -361,9 +356,7 @@ proptest! {
 
     /// The first error only depends on what comes before it in OLM's (sorted) order: a
     /// later unknown key at the root does not change it.
-    // BUG: see `first_error_follows_document_order`.
     #[test]
-    #[ignore = "BUG: first error not in Go's document order"]
     fn first_error_is_stable_under_later_keys(j in constraint_tree()) {
         let J::Obj(mut entries) = j else { return Ok(()) };
         let before = text_of(&J::Obj(entries.clone()), false);

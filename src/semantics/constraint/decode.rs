@@ -127,11 +127,33 @@ pub fn decode(value: &Node) -> Decoded<'_> {
             None
         }
     };
-    Decoded {
-        root,
-        issues: d.issues,
-        size,
-    }
+    // Go keeps the first error it meets, walking the re-encoded value (sorted keys) depth
+    // first; the decoder reports an object's unknown keys before descending, so reorder.
+    let mut issues = d.issues;
+    issues.sort_by_cached_key(|i| document_order(&i.pointer));
+    Decoded { root, issues, size }
+}
+
+/// A segment of a JSON pointer, ordered as Go meets it: array items by index, object keys
+/// by bytes (the canonical JSON's key order); a parent before its children.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Segment {
+    Index(usize),
+    Key(String),
+}
+
+fn document_order(pointer: &str) -> Vec<Segment> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|raw| {
+            let seg = raw.replace("~1", "/").replace("~0", "~");
+            match seg.parse::<usize>() {
+                Ok(i) if !seg.starts_with('+') => Segment::Index(i),
+                _ => Segment::Key(seg),
+            }
+        })
+        .collect()
 }
 
 /// The span of the first container nested deeper than `max` (Go counts the value itself as 1).
