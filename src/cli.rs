@@ -27,6 +27,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What OLM would install for a subscription to PACKAGE (at BUNDLE), and why — or why not.
+    Resolve(ResolveArgs),
     /// Print a JSON Schema for editors (olm.constraint, olm.package.required, olm.gvk.required,
     /// olm.label.required, dependencies, properties, olmlint-config); no name lists them.
     Schema {
@@ -38,6 +40,33 @@ pub enum Command {
         /// Rule ID (OLM201) or name (constraint-decode).
         rule: String,
     },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ResolveArgs {
+    /// PACKAGE or PACKAGE@BUNDLE (a startingCSV).
+    pub target: String,
+    /// Subscription channel (default: every channel, the default one first).
+    #[arg(long)]
+    pub channel: Option<String>,
+    /// A catalog (repeatable; default `.`). The first holding PACKAGE is the subscription's.
+    #[arg(long, value_name = "PATH")]
+    pub catalog: Vec<PathBuf>,
+    /// Priority of the --catalog at the same position (default 0; higher is preferred).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub priority: Vec<i64>,
+    /// A bundle already installed on the cluster (repeatable).
+    #[arg(long, value_name = "BUNDLE")]
+    pub installed: Vec<String>,
+    /// Output format.
+    #[arg(long, short = 'f', value_enum, default_value = "human")]
+    pub format: ResolveFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ResolveFormat {
+    Human,
+    Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -211,6 +240,7 @@ pub fn run(cli: Cli) -> i32 {
             }
         },
         Command::Lint(args) => lint(args),
+        Command::Resolve(args) => resolve(&args),
         Command::Schema { name: None } => {
             for (name, _) in crate::model::schema::SCHEMAS {
                 println!("{name}");
@@ -379,6 +409,45 @@ fn lint(args: LintArgs) -> i32 {
     // The process is about to exit: freeing hundreds of MB of trees only costs time.
     std::mem::forget(outcome);
     i32::from(failed)
+}
+
+fn resolve(args: &ResolveArgs) -> i32 {
+    let (package, bundle) = match args.target.split_once('@') {
+        Some((p, b)) => (p.to_string(), Some(b.to_string())),
+        None => (args.target.clone(), None),
+    };
+    let catalogs: Vec<PathBuf> = if args.catalog.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.catalog.clone()
+    };
+    let req = crate::resolve::Request {
+        package,
+        bundle,
+        channel: args.channel.clone(),
+        catalogs: catalogs
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| (p, args.priority.get(i).copied().unwrap_or(0)))
+            .collect(),
+        installed: args.installed.clone(),
+    };
+    match crate::resolve::run(&req) {
+        Ok(answer) => {
+            match args.format {
+                ResolveFormat::Json => println!(
+                    "{}",
+                    serde_json::to_string_pretty(&answer).unwrap_or_default()
+                ),
+                ResolveFormat::Human => print!("{}", crate::resolve::render(&answer)),
+            }
+            i32::from(!answer.installable)
+        }
+        Err(e) => {
+            eprintln!("olmlint resolve: {e}");
+            2
+        }
+    }
 }
 
 /// `--fix`: lint, write the fixes, and lint again until nothing is left to fix; returns the

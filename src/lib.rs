@@ -22,6 +22,7 @@ pub mod lint;
 pub mod load;
 pub mod model;
 pub mod report;
+pub mod resolve;
 pub mod rules;
 pub mod semantics;
 pub mod suggest;

@@ -134,6 +134,9 @@ pub struct Resolution {
     /// Bundle index → (source catalog, bundle index in that catalog). Bundle indexes are global
     /// over all sources, the linted catalog's first (so its indexes are its own).
     pub home: Vec<(usize, usize)>,
+    /// Entry → (source catalog, is in its package's default channel, position on its
+    /// channel's replaces chain from the head; `None` when off the chain or skipped).
+    pub placement: Vec<(usize, bool, Option<usize>)>,
     /// Entry → bundle index.
     pub entry_bundle: Vec<usize>,
     /// Bundle index → its entries (one per channel listing it).
@@ -596,9 +599,16 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
         }
         deps.push(list);
     }
+    let placement = entry_source
+        .iter()
+        .zip(&order)
+        .zip(&eligible)
+        .map(|((&s, o), &ok)| (s, !o.1, ok.then_some(o.4)))
+        .collect();
     Resolution {
         problem: Problem::new(entries),
         home,
+        placement,
         entry_bundle,
         bundle_entries,
         deps,

@@ -1,0 +1,138 @@
+//! `olmlint resolve` through the binary: OLM's choice, its preference order across catalogs,
+//! the explained failure, and the JSON contract.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn olmlint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .arg("resolve")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn json(args: &[&str]) -> (Value, Option<i32>) {
+    let mut a = args.to_vec();
+    a.extend(["-f", "json"]);
+    let out = olmlint(&a);
+    (
+        serde_json::from_slice(&out.stdout).unwrap(),
+        out.status.code(),
+    )
+}
+
+const APP: [&str; 2] = ["--catalog", "fixtures/context/app"];
+const A: [&str; 2] = ["--catalog", "fixtures/context/deps-a"];
+const B: [&str; 2] = ["--catalog", "fixtures/context/deps-b"];
+
+#[test]
+fn installs_the_dependency_chain_across_catalogs() {
+    let (v, code) = json(&[&["foo"][..], &APP, &A, &B].concat());
+    assert_eq!(code, Some(0));
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "bundle",
+            "explanation",
+            "installable",
+            "installed",
+            "package",
+            "tree"
+        ]
+    );
+    assert_eq!(v["bundle"], "foo.v1.0.0");
+    assert_eq!(
+        v["installed"],
+        serde_json::json!(["bar.v1.2.0", "foo.v1.0.0", "widgets.v1.0.0"])
+    );
+    let tree = v["tree"].as_array().unwrap();
+    assert_eq!(tree[0]["reason"], "the subscription");
+    assert_eq!(tree[1]["bundle"], "bar.v1.2.0");
+    assert_eq!(tree[1]["parent"], "foo.v1.0.0");
+    assert_eq!(tree[2]["bundle"], "widgets.v1.0.0");
+    assert_eq!(tree[2]["parent"], "bar.v1.2.0");
+}
+
+#[test]
+fn catalog_priority_orders_candidates_and_failures_fall_back() {
+    // deps-b preferred: its bar.v1.3.0 is tried first, needs an API nobody provides, and
+    // OLM falls back to deps-a's bar.v1.2.0.
+    let args = [
+        &["foo"][..],
+        &APP,
+        &["--priority", "0"],
+        &A,
+        &["--priority", "0"],
+        &B,
+        &["--priority", "10"],
+    ]
+    .concat();
+    let (v, _) = json(&args);
+    assert_eq!(v["installable"], true);
+    assert_eq!(v["tree"][1]["bundle"], "bar.v1.2.0");
+    assert_eq!(
+        v["tree"][1]["passed_over"],
+        serde_json::json!(["bar.v1.3.0"])
+    );
+}
+
+#[test]
+fn explains_why_not() {
+    let (v, code) = json(&[&["foo@foo.v1.0.0"][..], &APP, &A].concat());
+    assert_eq!(code, Some(1));
+    assert_eq!(v["installable"], false);
+    assert_eq!(v["bundle"], Value::Null);
+    assert_eq!(v["installed"], serde_json::json!([]));
+    let why = v["explanation"].as_str().unwrap();
+    assert!(why.contains("its only candidate is bar.v1.2.0"), "{why}");
+    assert!(
+        why.contains("kind: Widget, but no bundle in the catalogs satisfies it"),
+        "{why}"
+    );
+    // Human output says the same.
+    let out = olmlint(&[&["foo"][..], &APP, &A].concat());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("foo cannot be installed: "));
+}
+
+#[test]
+fn installed_bundles_stay() {
+    let (v, code) = json(
+        &[
+            &["foo"][..],
+            &APP,
+            &A,
+            &B,
+            &["--installed", "widgets.v1.0.0"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(0));
+    assert!(v["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["bundle"] == "widgets.v1.0.0" && s["reason"] == "already installed"));
+}
+
+#[test]
+fn usage_errors() {
+    assert_eq!(
+        olmlint(&[&["nope"][..], &APP].concat()).status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        olmlint(&[&["foo@foo.v9.9.9"][..], &APP].concat())
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        olmlint(&[&["foo"][..], &APP, &["--installed", "nope.v1"]].concat())
+            .status
+            .code(),
+        Some(2)
+    );
+}
