@@ -4,6 +4,9 @@
 //! olmlint flags in the wild is a visible diff. The broken examples among them (unknown keys,
 //! provisional syntax, bad ranges, misplaced constraints) must keep their rules.
 
+mod common;
+
+use common::bundle_dir;
 use olmlint::lint::{run, Options};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,19 +49,6 @@ fn code_block(text: &str) -> String {
             .map(|l| format!("{l}\n"))
             .collect(),
     }
-}
-
-/// A bundle directory whose metadata holds `files` (name, contents).
-fn bundle_dir(tmp: &Path, files: &[(&str, String)]) -> PathBuf {
-    let b = tmp.join("bundle");
-    std::fs::create_dir_all(b.join("metadata")).unwrap();
-    std::fs::create_dir_all(b.join("manifests")).unwrap();
-    std::fs::write(b.join("metadata/annotations.yaml"), "annotations:\n  operators.operatorframework.io.bundle.package.v1: example\n  operators.operatorframework.io.bundle.channels.v1: stable\n").unwrap();
-    std::fs::write(b.join("manifests/example.clusterserviceversion.yaml"), "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: example.v1.0.0\nspec:\n  version: 1.0.0\n").unwrap();
-    for (name, text) in files {
-        std::fs::write(b.join("metadata").join(name), text).unwrap();
-    }
-    b
 }
 
 /// Stages a documentation snippet the way its shape is used: a property item or list goes

@@ -5,6 +5,8 @@
 //! - olmlint's verdict is measured by linting a real catalog or bundle directory holding the
 //!   value, so the vectors cannot drift from the rules.
 
+mod common;
+
 use olmlint::load::tree::Node;
 use olmlint::load::{json, Limits};
 use olmlint::model::schema;
@@ -159,12 +161,7 @@ fn olmlint_accepts(v: &Vector) -> (bool, Vec<String>) {
     let value = to_text(&v.value);
     match v.schema.as_str() {
         "dependencies" | "properties" => {
-            let b = root.join("bundle");
-            std::fs::create_dir_all(b.join("metadata")).unwrap();
-            std::fs::create_dir_all(b.join("manifests")).unwrap();
-            std::fs::write(b.join("metadata/annotations.yaml"), "annotations:\n  operators.operatorframework.io.bundle.package.v1: foo\n  operators.operatorframework.io.bundle.channels.v1: stable\n").unwrap();
-            std::fs::write(b.join(format!("metadata/{}.yaml", v.schema)), &value).unwrap();
-            std::fs::write(b.join("manifests/foo.clusterserviceversion.yaml"), "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: foo.v1.0.0\nspec:\n  version: 1.0.0\n").unwrap();
+            common::bundle_dir(root, &[(&format!("{}.yaml", v.schema), value.clone())]);
         }
         ty => {
             let catalog = format!(

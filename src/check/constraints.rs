@@ -353,7 +353,7 @@ fn gvk_checks(
 /// (renaming onto it would write a duplicate key).
 fn sibling_has(value: &Node, pointer: &str, name: &str) -> bool {
     let (parent, own) = pointer.rsplit_once('/').unwrap_or(("", pointer));
-    let own = own.replace("~1", "/").replace("~0", "~");
+    let own = crate::load::tree::unescape_segment(own);
     value
         .at_pointer(parent)
         .and_then(Node::as_map)

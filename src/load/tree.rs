@@ -155,7 +155,7 @@ impl Node {
     pub fn at_pointer(&self, pointer: &str) -> Option<&Node> {
         let mut cur = self;
         for raw in pointer.split('/').skip(1) {
-            let seg = raw.replace("~1", "/").replace("~0", "~");
+            let seg = unescape_segment(raw);
             cur = match &cur.value {
                 Value::Map(_) => cur.get(&seg)?,
                 Value::Seq(items) => items.get(seg.parse::<usize>().ok()?)?,
@@ -321,6 +321,11 @@ pub fn format_go_float(f: f64) -> String {
             None => s,
         }
     }
+}
+
+/// A JSON pointer segment unescaped (RFC 6901: `~1` is `/`, `~0` is `~`).
+pub fn unescape_segment(raw: &str) -> String {
+    raw.replace("~1", "/").replace("~0", "~")
 }
 
 #[cfg(test)]

@@ -144,8 +144,12 @@ fn path_component_ok(p: &str) -> bool {
 
 /// RFC 1123 label: lowercase alphanumerics and '-', alphanumeric at both ends, at most 63.
 pub fn dns1123_label_ok(s: &str) -> bool {
+    dns1123_label_errors(s).is_empty()
+}
+
+/// Lowercase alphanumerics and '-', starting and ending alphanumeric (no length check).
+fn label_chars_ok(s: &str) -> bool {
     !s.is_empty()
-        && s.len() <= 63
         && s.chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         && !s.starts_with('-')
@@ -158,22 +162,9 @@ pub fn dns1123_label_errors(s: &str) -> Vec<&'static str> {
     if s.len() > 63 {
         errs.push("must be no more than 63 characters");
     }
-    let label_chars = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && !s.starts_with('-')
-        && !s.ends_with('-');
-    if !label_chars {
+    if !label_chars_ok(s) {
         // A valid subdomain that is not a label can only be one with dots.
-        let subdomain = !s.is_empty()
-            && s.split('.').all(|part| {
-                !part.is_empty()
-                    && part
-                        .chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-                    && !part.starts_with('-')
-                    && !part.ends_with('-')
-            });
+        let subdomain = s.split('.').all(label_chars_ok);
         errs.push(if subdomain {
             "must not contain dots"
         } else {

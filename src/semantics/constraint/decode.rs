@@ -147,7 +147,7 @@ fn document_order(pointer: &str) -> Vec<Segment> {
         .split('/')
         .skip(1)
         .map(|raw| {
-            let seg = raw.replace("~1", "/").replace("~0", "~");
+            let seg = crate::load::tree::unescape_segment(raw);
             match seg.parse::<usize>() {
                 Ok(i) if !seg.starts_with('+') => Segment::Index(i),
                 _ => Segment::Key(seg),
