@@ -27,3 +27,4 @@ pub mod rules;
 pub mod semantics;
 pub mod suggest;
 pub mod suppress;
+pub mod timings;

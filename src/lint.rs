@@ -98,7 +98,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     }
     let linted_scopes = paths.len();
     let all_paths: Vec<PathBuf> = paths.iter().chain(&context_paths).cloned().collect();
-    let loaded = load::load(&all_paths, &config.limits);
+    let loaded = crate::timings::phase("load", || load::load(&all_paths, &config.limits));
     let mut files = loaded.files;
     let mut diags: Vec<Diagnostic> = loaded
         .io_problems
@@ -149,8 +149,10 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         .par_iter()
         .map(|&scope| {
             let mut diags = Vec::new();
-            let catalog = crate::model::build(&files, scope, &mut diags);
-            let index = crate::model::index::Index::new(&catalog);
+            let catalog =
+                crate::timings::phase("model", || crate::model::build(&files, scope, &mut diags));
+            let index =
+                crate::timings::phase("index", || crate::model::index::Index::new(&catalog));
             let name = files
                 .iter()
                 .find(|f| f.scope == scope)
@@ -170,8 +172,9 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                     priority: n - i as i64,
                 });
             }
-            let resolution =
-                crate::model::resolution::build(&sources, config.cel_eval_budget, &provided);
+            let resolution = crate::timings::phase("resolution", || {
+                crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)
+            });
             let catalogs: Vec<&crate::model::Catalog<'_>> =
                 sources.iter().map(|s| s.catalog).collect();
             let ctx = Ctx {
@@ -182,6 +185,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 resolution: &resolution,
                 catalogs: &catalogs,
                 scope,
+                complete: std::sync::OnceLock::new(),
             };
             diags.extend(check::run(&ctx));
             (

@@ -7,6 +7,7 @@ use super::Ctx;
 use crate::diag::Diagnostic;
 use crate::load::scalar::file_offset;
 use crate::load::tree::{Node, Span};
+use crate::model::resolution::{is_hidden, runtime_of};
 use crate::semantics::cel::{self, CelErrorKind};
 use crate::semantics::constraint::{decode, Kind};
 use std::collections::{BTreeSet, HashMap};
@@ -52,13 +53,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     if sites.is_empty() {
         return;
     }
-    let types: BTreeSet<&str> = ctx
-        .resolution
-        .runtime
-        .iter()
-        .flatten()
-        .map(|p| p.ty.as_str())
+    let types: BTreeSet<&str> = (0..ctx.resolution.home.len())
+        .filter_map(|bi| ctx.bundle(bi))
+        .flat_map(|b| b.properties.iter().map(|p| p.ty()))
+        .filter(|ty| !is_hidden(ty))
         .collect();
+    let runtime = |bi: usize, only: Option<&str>| {
+        ctx.bundle(bi)
+            .map(|b| runtime_of(b, only))
+            .unwrap_or_default()
+    };
     let mut compiled: HashMap<&str, Result<cel::CompiledRule, Vec<cel::CelError>>> = HashMap::new();
     let mut evaluated: BTreeSet<&str> = BTreeSet::new();
     for site in &sites {
@@ -136,7 +140,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 let Some(outcomes) = r
                     .cel
                     .index_of(&site.rule)
-                    .and_then(|i| r.cel.outcomes(i, &r.runtime))
+                    .and_then(|i| r.cel.outcomes(i, &runtime))
                 else {
                     continue;
                 };

@@ -29,11 +29,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     unchecked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     return None;
                 }
-                Some((bi, checker.check(starts, budget)))
+                let verdict = checker.check(starts, budget);
+                crate::timings::sat_check(checker.last_stats());
+                Some((bi, verdict))
             },
         )
         .flatten()
         .collect();
+    crate::timings::sat_report();
     let unchecked = unchecked.into_inner();
     if unchecked > 0 {
         out.push(super::timeout_finding(

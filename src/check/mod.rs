@@ -31,6 +31,8 @@ pub struct Ctx<'a> {
     pub catalogs: &'a [&'a Catalog<'a>],
     /// The catalog (command-line path) being checked.
     pub scope: usize,
+    /// See [`Ctx::complete`]; computed once (checks ask per channel and per bundle).
+    pub complete: std::sync::OnceLock<bool>,
 }
 
 impl<'a> Ctx<'a> {
@@ -44,13 +46,15 @@ impl<'a> Ctx<'a> {
     /// (unknown package, bundle in no channel) would then be noise, so they are held back
     /// until the syntax error is fixed, as opm stops at it too.
     pub fn complete(&self) -> bool {
-        !self
-            .files
-            .iter()
-            .filter(|f| f.scope == self.scope)
-            .any(|f| {
-                f.docs.iter().any(|d| d.failed) || (f.docs.is_empty() && !f.problems.is_empty())
-            })
+        *self.complete.get_or_init(|| {
+            !self
+                .files
+                .iter()
+                .filter(|f| f.scope == self.scope)
+                .any(|f| {
+                    f.docs.iter().any(|d| d.failed) || (f.docs.is_empty() && !f.problems.is_empty())
+                })
+        })
     }
 }
 
@@ -72,32 +76,34 @@ pub fn timeout_finding(ctx: &Ctx<'_>, what: String) -> Diagnostic {
 /// Run every rule family. Families are independent, so they run in parallel.
 pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
     type Family = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
-    let families: &[Family] = &[
-        load::check,
-        package::check,
-        channel::check,
-        graph::check,
-        bundle::check,
-        deprecations::check,
-        properties::check,
-        ranges::check,
-        constraints::check,
-        cel::check,
-        bundle_dir::check,
-        installability::check,
+    let families: &[(&str, Family)] = &[
+        ("check load", load::check),
+        ("check package", package::check),
+        ("check channel", channel::check),
+        ("check graph", graph::check),
+        ("check bundle", bundle::check),
+        ("check deprecations", deprecations::check),
+        ("check properties", properties::check),
+        ("check ranges", ranges::check),
+        ("check constraints", constraints::check),
+        ("check cel", cel::check),
+        ("check bundle_dir", bundle_dir::check),
+        ("check installability", installability::check),
     ];
     use rayon::prelude::*;
     let skipped = std::sync::atomic::AtomicUsize::new(0);
     let mut out: Vec<Diagnostic> = families
         .par_iter()
-        .flat_map_iter(|f| {
+        .flat_map_iter(|(label, f)| {
             let mut out = Vec::new();
             if ctx.config.expired() {
                 skipped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 return out;
             }
             // A panic (a bug) costs one family's findings, not the run.
-            let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &mut out)));
+            let ran = crate::timings::phase(label, || {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(ctx, &mut out)))
+            });
             if ran.is_err() {
                 out.clear();
                 out.push(Diagnostic::new(

@@ -46,7 +46,15 @@ pub struct CelTable {
     by_rule: HashMap<String, usize>,
     outcomes: Vec<OnceLock<Outcomes>>,
     pub budget: u64,
+    /// Number of bundles rules are evaluated on.
+    bundles: usize,
+    /// Every bundle's properties as CEL values, built when a rule first needs them whole.
+    inputs: OnceLock<Vec<cel::Input>>,
 }
+
+/// OLM's runtime properties of bundle `bi` (all of them, or those of one type; see
+/// [`runtime_of`]), built on demand: holding them for every bundle costs ~10 KB per bundle.
+pub type Runtime<'a> = dyn Fn(usize, Option<&str>) -> Vec<cel::Property> + Sync + 'a;
 
 /// A rule's evaluation on every bundle.
 #[derive(Debug, Default)]
@@ -87,20 +95,29 @@ impl CelTable {
     }
 
     /// The rule evaluated on every bundle, in parallel, once.
-    pub fn outcomes(&self, rule: usize, runtime: &[Vec<cel::Property>]) -> Option<&Outcomes> {
+    pub fn outcomes(&self, rule: usize, runtime: &Runtime<'_>) -> Option<&Outcomes> {
         let cell = self.outcomes.get(rule)?;
         Some(cell.get_or_init(|| {
-            use rayon::prelude::*;
             let Some((_, Ok(compiled))) = self.rules.get(rule) else {
                 return Outcomes {
-                    truth: vec![false; runtime.len()],
+                    truth: vec![false; self.bundles],
                     ..Outcomes::default()
                 };
             };
-            let results: Vec<Result<bool, cel::EvalError>> = runtime
-                .par_iter()
-                .map(|props| cel::eval(compiled, props, self.budget))
-                .collect();
+            let results = match cel::projection(compiled) {
+                Some(ty) => self.eval_projected(compiled, ty, runtime),
+                None => self
+                    .inputs
+                    .get_or_init(|| {
+                        (0..self.bundles)
+                            .into_par_iter()
+                            .map(|bi| cel::Input::new(&runtime(bi, None)))
+                            .collect()
+                    })
+                    .par_iter()
+                    .map(|input| cel::eval_input(compiled, input, self.budget))
+                    .collect(),
+            };
             let mut o = Outcomes {
                 truth: Vec::with_capacity(results.len()),
                 ..Outcomes::default()
@@ -122,7 +139,58 @@ impl CelTable {
         }))
     }
 
-    fn truth(&self, rule: usize, runtime: &[Vec<cel::Property>], bundle: usize) -> bool {
+    /// A rule that depends only on the properties of type `ty` ([`cel::projection`]):
+    /// evaluated once per distinct list of such property values, on that list alone.
+    fn eval_projected(
+        &self,
+        compiled: &CompiledRule,
+        ty: &str,
+        runtime: &Runtime<'_>,
+    ) -> Vec<Result<bool, cel::EvalError>> {
+        let lists: Vec<Vec<cel::Property>> = (0..self.bundles)
+            .into_par_iter()
+            .map(|bi| runtime(bi, Some(ty)))
+            .collect();
+        let keys: Vec<String> = lists
+            .par_iter()
+            .map(|props| {
+                let mut key = String::new();
+                for p in props {
+                    key.push_str(&p.value.to_string());
+                    key.push('\n');
+                }
+                key
+            })
+            .collect();
+        let mut distinct: HashMap<&str, usize> = HashMap::new();
+        let mut representatives: Vec<usize> = Vec::new();
+        let slots: Vec<usize> = keys
+            .iter()
+            .enumerate()
+            .map(|(bi, k)| {
+                *distinct.entry(k.as_str()).or_insert_with(|| {
+                    representatives.push(bi);
+                    representatives.len() - 1
+                })
+            })
+            .collect();
+        let results: Vec<Result<bool, cel::EvalError>> = representatives
+            .par_iter()
+            .map(|&bi| {
+                cel::eval(
+                    compiled,
+                    lists.get(bi).map_or(&[], Vec::as_slice),
+                    self.budget,
+                )
+            })
+            .collect();
+        slots
+            .iter()
+            .map(|&i| results.get(i).cloned().unwrap_or(Ok(false)))
+            .collect()
+    }
+
+    fn truth(&self, rule: usize, runtime: &Runtime<'_>, bundle: usize) -> bool {
         self.outcomes(rule, runtime)
             .and_then(|o| o.truth.get(bundle).copied())
             .unwrap_or(false)
@@ -146,8 +214,6 @@ pub struct Resolution {
     /// Dependency origin ids used in the problem.
     pub origins: Vec<Origin>,
     pub cel: CelTable,
-    /// OLM's runtime view of each bundle's properties (for CEL).
-    pub runtime: Vec<Vec<cel::Property>>,
     pub facts: Vec<Facts>,
 }
 
@@ -240,12 +306,13 @@ fn facts_of(b: &Bundle<'_>) -> Facts {
 
 /// OLM's runtime properties of a bundle (§2.5, §4.4): every property but the hidden ones,
 /// then the legacy `.required` dependencies appended again as OLM converts them back.
-fn runtime_of(b: &Bundle<'_>) -> Vec<cel::Property> {
-    let mut out: Vec<cel::Property> = Vec::with_capacity(b.properties.len() + 2);
+/// With `only`, just the properties of that type (in the same order).
+pub fn runtime_of(b: &Bundle<'_>, only: Option<&str>) -> Vec<cel::Property> {
+    let mut out: Vec<cel::Property> = Vec::new();
     let mut again = Vec::new();
     for p in &b.properties {
         let ty = p.ty();
-        if matches!(ty, "olm.bundle.object" | "olm.csv.metadata") {
+        if is_hidden(ty) || only.is_some_and(|o| o != ty) {
             continue;
         }
         let value = p
@@ -266,6 +333,11 @@ fn runtime_of(b: &Bundle<'_>) -> Vec<cel::Property> {
     }
     out.extend(again);
     out
+}
+
+/// Property types OLM does not show to CEL.
+pub fn is_hidden(ty: &str) -> bool {
+    matches!(ty, "olm.bundle.object" | "olm.csv.metadata")
 }
 
 fn gvk_key(g: &str, v: &str, k: &str) -> String {
@@ -445,22 +517,15 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             by_gvk.entry(g.clone()).or_default().push(id as EntryId);
         }
     }
-    // OLM's runtime view of the properties is only needed when some constraint uses CEL.
-    let uses_cel = bundles
-        .iter()
-        .flat_map(|b| b.properties_of("olm.constraint"))
-        .any(|p| {
-            p.value
-                .as_deref()
-                .is_some_and(|v| v.canonical_json().to_ascii_lowercase().contains("\"cel\""))
-        });
-    let runtime: Vec<Vec<cel::Property>> = if uses_cel {
-        bundles.par_iter().map(|b| runtime_of(b)).collect()
-    } else {
-        Vec::new()
+    let runtime = |bi: usize, only: Option<&str>| {
+        bundles
+            .get(bi)
+            .map(|b| runtime_of(b, only))
+            .unwrap_or_default()
     };
     let mut cel_table = CelTable {
         budget: cel_budget,
+        bundles: bundles.len(),
         ..CelTable::default()
     };
     let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
@@ -614,7 +679,6 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
         deps,
         origins,
         cel: cel_table,
-        runtime,
         facts,
     }
 }

@@ -67,6 +67,8 @@ pub struct CompiledRule {
 struct Compiled {
     program: cel_core::Program,
     literals: Vec<(String, Range<usize>)>,
+    /// See [`projection`].
+    projection: Option<String>,
     /// AST depth; deep ASTs are evaluated on a thread with a larger stack.
     depth: u32,
 }
@@ -262,6 +264,7 @@ fn compile_inner(rule: &str, mut errors: Vec<CelError>) -> Result<Compiled, Vec<
     }
     let mut literals = Vec::new();
     collect_type_literals(&ast, &mut literals);
+    let projection = exists_with_type_guard(&ast);
     let instrumented = runtime::Instrumenter::new().run(ast);
     let program = runtime::program(instrumented, rule).ok_or_else(|| {
         vec![limit(
@@ -272,8 +275,100 @@ fn compile_inner(rule: &str, mut errors: Vec<CelError>) -> Result<Compiled, Vec<
     Ok(Compiled {
         program,
         literals,
+        projection,
         depth: norm.max_depth,
     })
+}
+
+/// `Some(T)` for `properties.exists(p, … && p.type == 'T' && …)` (any conjunct, either
+/// operand order, `p["type"]` too) whose condition mentions neither `properties` nor the
+/// accumulator. Every element of another type makes the condition `false` — not an error,
+/// since CEL's `&&` absorbs errors next to `false` and every property has a `type` — so the
+/// result on a bundle equals the result on the list of its type-T properties alone.
+fn exists_with_type_guard(ast: &SpannedExpr) -> Option<String> {
+    let Expr::Comprehension(c) = &ast.node else {
+        return None;
+    };
+    let is_ident = |e: &SpannedExpr, name: &str| matches!(&e.node, Expr::Ident(n) if n == name);
+    if !c.iter_var2.is_empty()
+        || !is_ident(&c.iter_range, "properties")
+        || !matches!(c.accu_init.node, Expr::Bool(false))
+        || !is_ident(&c.result, &c.accu_var)
+    {
+        return None;
+    }
+    let Expr::Binary {
+        op: BinaryOp::Or,
+        left,
+        right,
+    } = &c.loop_step.node
+    else {
+        return None;
+    };
+    let cond = match (is_ident(left, &c.accu_var), is_ident(right, &c.accu_var)) {
+        (true, false) => right,
+        (false, true) => left,
+        _ => return None,
+    };
+    if mentions(cond, &|n| n == "properties" || n == c.accu_var) {
+        return None;
+    }
+    let mut conjuncts = Vec::new();
+    flatten_and(cond, &mut conjuncts);
+    conjuncts.iter().find_map(|t| match &t.node {
+        Expr::Binary {
+            op: BinaryOp::Eq,
+            left,
+            right,
+        } => [(left, right), (right, left)]
+            .into_iter()
+            .find_map(|(a, b)| {
+                let on_iter_var = match &a.node {
+                    Expr::Member { expr, .. } | Expr::Index { expr, .. } => {
+                        is_ident(expr, &c.iter_var)
+                    }
+                    _ => false,
+                };
+                match &b.node {
+                    Expr::String(ty) if on_iter_var && is_type_access(a) => Some(ty.clone()),
+                    _ => None,
+                }
+            }),
+        _ => None,
+    })
+}
+
+fn flatten_and<'e>(e: &'e SpannedExpr, out: &mut Vec<&'e SpannedExpr>) {
+    match &e.node {
+        Expr::Binary {
+            op: BinaryOp::And,
+            left,
+            right,
+        } => {
+            flatten_and(left, out);
+            flatten_and(right, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// Whether an identifier satisfying `name` occurs anywhere in `e`.
+fn mentions(e: &SpannedExpr, name: &dyn Fn(&str) -> bool) -> bool {
+    if let Expr::Ident(n) = &e.node {
+        if name(n) {
+            return true;
+        }
+    }
+    let mut found = false;
+    for_each_child(e, |c| found = found || mentions(c, name));
+    found
+}
+
+/// The property type a rule's result depends on exclusively, if any (see
+/// [`exists_with_type_guard`]): such a rule can be evaluated on a bundle's properties of that
+/// type alone, and bundles with equal such properties share the result.
+pub fn projection(rule: &CompiledRule) -> Option<&str> {
+    rule.inner.projection.as_deref()
 }
 
 fn is_type_access(e: &SpannedExpr) -> bool {
@@ -375,13 +470,29 @@ const HIDDEN_TYPES: [&str; 2] = ["olm.bundle.object", "olm.csv.metadata"];
 /// `false`. `budget` bounds the number of comprehension iterations (plus the size of
 /// `map`/`filter` accumulators copied at each step).
 pub fn eval(rule: &CompiledRule, properties: &[Property], budget: u64) -> Result<bool, EvalError> {
-    let list: Vec<Value> = properties
-        .iter()
-        .filter(|p| !HIDDEN_TYPES.contains(&p.ty.as_str()))
-        .map(|p| runtime::property_value(&p.ty, &p.value))
-        .collect();
+    eval_input(rule, &Input::new(properties), budget)
+}
+
+/// One bundle's `properties` converted to a CEL list once, so that evaluating many rules on
+/// it does not convert the JSON again for each (values are reference-counted, cloning is cheap).
+#[derive(Debug, Clone)]
+pub struct Input(Value);
+
+impl Input {
+    pub fn new(properties: &[Property]) -> Self {
+        let list: Vec<Value> = properties
+            .iter()
+            .filter(|p| !HIDDEN_TYPES.contains(&p.ty.as_str()))
+            .map(|p| runtime::property_value(&p.ty, &p.value))
+            .collect();
+        Input(Value::List(list.into()))
+    }
+}
+
+/// [`eval`] on a prepared [`Input`].
+pub fn eval_input(rule: &CompiledRule, input: &Input, budget: u64) -> Result<bool, EvalError> {
     let mut act = MapActivation::new();
-    act.insert("properties", Value::List(list.into()));
+    act.insert("properties", input.0.clone());
     let compiled = &rule.inner;
     let run = || {
         runtime::with_budget(budget, || {

@@ -854,3 +854,89 @@ fn bench_compile_10k() {
     let eval_time = t.elapsed();
     println!("compile+check 10k: {compile_time:?}; eval 10k: {eval_time:?} ({trues} true)");
 }
+
+// ------------------------------------------------- projection (evaluation shortcut)
+
+fn compiled(rule: &str) -> CompiledRule {
+    compile(rule)
+        .map_err(|e| format!("{e:?}"))
+        .unwrap_or_else(|e| panic!("{rule}: {e}"))
+}
+
+#[test]
+fn projection_only_for_guarded_exists_over_properties() {
+    let some = [
+        (
+            "properties.exists(p, p.type == 'tier' && p.value == 'gold')",
+            "tier",
+        ),
+        (
+            "properties.exists(p, 'olm.gvk' == p.type && p.value.kind == 'Foo')",
+            "olm.gvk",
+        ),
+        (
+            "properties.exists(p, p.value.x > 1.0 && p['type'] == 'n')",
+            "n",
+        ),
+        (
+            "properties.exists(q, q.value == 1.0 && (q.type == 't' && q.value != 2.0))",
+            "t",
+        ),
+        ("properties.exists(p, p.type == 'only')", "only"),
+    ];
+    for (rule, ty) in some {
+        assert_eq!(projection(&compiled(rule)), Some(ty), "{rule}");
+    }
+    let none = [
+        // no type guard, or one that can be bypassed
+        "properties.exists(p, p.value == 'gold')",
+        "properties.exists(p, p.type == 'tier' || p.value == 'gold')",
+        "properties.exists(p, !(p.type == 'tier') && p.value == 'gold')",
+        "properties.exists(p, p.type != 'tier' && p.value == 'gold')",
+        // the condition looks at the whole list
+        "properties.exists(p, p.type == 'tier' && properties.size() > 3)",
+        // not an exists at the root, or not over properties
+        "properties.all(p, p.type == 'tier')",
+        "properties.exists(p, p.type == 'tier') && true",
+        "!properties.exists(p, p.type == 'tier')",
+        "[{'type': 'tier'}].exists(p, p.type == 'tier')",
+        "properties.exists_one(p, p.type == 'tier')",
+        // the guard is on another variable
+        "properties.exists(p, properties[0].type == 'tier' && p.value == 1.0)",
+    ];
+    for rule in none {
+        assert_eq!(projection(&compiled(rule)), None, "{rule}");
+    }
+}
+
+#[test]
+fn projected_evaluation_equals_full_evaluation() {
+    let rules = [
+        "properties.exists(p, p.type == 'tier' && p.value == 'gold')",
+        "properties.exists(p, p.type == 'n' && p.value.x > 1.0)",
+        "properties.exists(p, p.value.x > 1.0 && p.type == 'n')",
+        "properties.exists(p, p.type == 'olm.gvk' && p.value.kind == 'Foo')",
+        "properties.exists(p, p.type == 'n' && p.value + 1 > 2)",
+    ];
+    let lists = [
+        vec![],
+        vec![prop("tier", json!("gold"))],
+        vec![prop("tier", json!("silver")), prop("n", json!({"x": 2}))],
+        vec![prop("n", json!({"y": 2})), prop("tier", json!("gold"))],
+        vec![prop("n", json!({"y": 2})), prop("n", json!({"x": 0.5}))],
+        vec![prop("n", json!(3)), prop("x", json!({"x": 9}))],
+        sample(),
+    ];
+    for rule in rules {
+        let c = compiled(rule);
+        let Some(ty) = projection(&c) else {
+            panic!("{rule} has no projection")
+        };
+        for props in &lists {
+            let only: Vec<Property> = props.iter().filter(|p| p.ty == ty).cloned().collect();
+            let full = eval(&c, props, 10_000).map_err(|e| e.kind);
+            let projected = eval(&c, &only, 10_000).map_err(|e| e.kind);
+            assert_eq!(full, projected, "{rule} on {props:?}");
+        }
+    }
+}

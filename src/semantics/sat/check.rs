@@ -1,6 +1,7 @@
 //! Per-bundle installability checks and core minimisation.
 
 use super::encode::{Cons, Local, Root, RootKind};
+use super::greedy::Greedy;
 use super::solver::{Outcome, Sat};
 use super::{Budget, CoreItem, EntryId, GroupKind, Problem, Subscription, Verdict, DEPRECATED};
 use batsat::Lit;
@@ -28,6 +29,7 @@ pub struct CheckStats {
 pub struct Checker<'p> {
     problem: &'p Problem,
     local: Local,
+    greedy: Greedy,
     sat: Sat,
     roots: Vec<Root>,
     assumptions: Vec<Lit>,
@@ -39,6 +41,7 @@ impl<'p> Checker<'p> {
         Checker {
             problem,
             local: Local::default(),
+            greedy: Greedy::default(),
             sat: Sat::new(),
             roots: Vec::new(),
             assumptions: Vec::new(),
@@ -91,6 +94,10 @@ impl<'p> Checker<'p> {
             return Verdict::Installable {
                 chosen: vec![start],
             };
+        }
+        if let Some(chosen) = self.greedy.witness(self.problem, &self.local, &self.roots) {
+            self.stats.closure = self.local.closure.len();
+            return Verdict::Installable { chosen };
         }
         // Decide on hard clauses first (most checks are SAT); only an UNSAT
         // answer is re-encoded with selectors to extract a named core.

@@ -38,6 +38,7 @@
 mod check;
 mod encode;
 mod explain;
+mod greedy;
 mod search;
 mod solver;
 
@@ -225,6 +226,10 @@ impl Problem {
     pub(crate) fn groups_of(&self, id: EntryId) -> &[u32] {
         let r = Self::range(&self.index.group_start, id as usize);
         self.index.group_ids.get(r).unwrap_or(&[])
+    }
+
+    pub(crate) fn group_count(&self) -> usize {
+        self.index.groups.len()
     }
 
     pub(crate) fn group(&self, group: u32) -> Option<&(GroupKind, String)> {

@@ -1,0 +1,116 @@
+//! A greedy witness for installability, tried before any solving.
+//!
+//! Starting from the roots, take each dependency's first candidate (OLM's preference
+//! order) that is not prohibited and shares no at-most-one group (package, GVK) with an
+//! entry already taken, until every taken entry's dependencies are met. When that works
+//! out, the taken set satisfies every clause of the closure's formula (dependencies met,
+//! nothing prohibited, at most one per group), so it is a model and no solver needs to
+//! run. When it does not, nothing is concluded and the solver decides.
+//!
+//! On the synthetic benchmark catalogs (closures of ~260 entries) this replaced ~110 µs of
+//! encoding and solving per check by ~5 µs; real catalogs almost always take this path.
+
+use super::encode::{Local, Root};
+use super::{EntryId, Problem, DEPRECATED};
+
+/// Scratch state, reused between checks.
+#[derive(Debug, Default)]
+pub(super) struct Greedy {
+    /// Per group (global id): the epoch in which it was taken.
+    group_epoch: Vec<u32>,
+    epoch: u32,
+    /// Per local entry: taken in this check.
+    taken: Vec<bool>,
+    /// Taken local entries, in order; also the work queue.
+    queue: Vec<u32>,
+}
+
+impl Greedy {
+    fn begin_groups(&mut self, problem: &Problem) {
+        let groups = problem.group_count();
+        if self.group_epoch.len() != groups || self.epoch == u32::MAX {
+            self.group_epoch = vec![0; groups];
+            self.epoch = 0;
+        }
+        self.epoch += 1;
+    }
+
+    /// A model built greedily from the roots, if the first free candidates work out:
+    /// the installed entries, sorted. `None` proves nothing.
+    pub(super) fn witness(
+        &mut self,
+        problem: &Problem,
+        local: &Local,
+        roots: &[Root],
+    ) -> Option<Vec<EntryId>> {
+        self.begin_groups(problem);
+        self.taken.clear();
+        self.taken.resize(local.closure.len(), false);
+        self.queue.clear();
+        for root in roots {
+            let first = root.candidates.iter().find_map(|&c| local.local(c))?;
+            if !self.satisfied(local, &root.candidates) && !self.take(problem, local, first) {
+                return None;
+            }
+        }
+        let mut i = 0;
+        while let Some(&l) = self.queue.get(i) {
+            i += 1;
+            let e = local.entry(l)?;
+            for flat in problem.deps_of(e) {
+                let (candidates, tautology) = problem.dep(flat);
+                if tautology || self.satisfied(local, candidates) {
+                    continue;
+                }
+                let free = candidates
+                    .iter()
+                    .filter_map(|&c| local.local(c))
+                    .find(|&c| self.free(problem, local, c))?;
+                self.take(problem, local, free);
+            }
+        }
+        let mut chosen: Vec<EntryId> = self.queue.iter().filter_map(|&l| local.entry(l)).collect();
+        chosen.sort_unstable();
+        Some(chosen)
+    }
+
+    fn satisfied(&self, local: &Local, candidates: &[EntryId]) -> bool {
+        candidates.iter().any(|&c| {
+            local
+                .local(c)
+                .is_some_and(|l| self.taken.get(l as usize) == Some(&true))
+        })
+    }
+
+    /// Could local entry `l` be taken: not prohibited, and no group of it held.
+    fn free(&self, problem: &Problem, local: &Local, l: u32) -> bool {
+        let Some(e) = local.entry(l) else {
+            return false;
+        };
+        problem.flags(e) & DEPRECATED == 0
+            && problem
+                .groups_of(e)
+                .iter()
+                .all(|&g| self.group_epoch.get(g as usize) != Some(&self.epoch))
+    }
+
+    /// Takes `l` if it is free; false otherwise.
+    fn take(&mut self, problem: &Problem, local: &Local, l: u32) -> bool {
+        if !self.free(problem, local, l) {
+            return false;
+        }
+        let Some(e) = local.entry(l) else {
+            return false;
+        };
+        for &g in problem.groups_of(e) {
+            if let Some(ep) = self.group_epoch.get_mut(g as usize) {
+                *ep = self.epoch;
+            }
+        }
+        if let Some(t) = self.taken.get_mut(l as usize) {
+            *t = true;
+        }
+        self.queue.push(l);
+        true
+    }
+}

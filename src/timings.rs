@@ -1,0 +1,74 @@
+//! Phase timings for profiling: `OLMLINT_TIMINGS=1 olmlint lint …` prints, on stderr, how
+//! long each pipeline phase and rule family took. Off by default; costs one env lookup.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("OLMLINT_TIMINGS").is_some_and(|v| v != "0"))
+}
+
+/// Runs `f`, printing its wall time under `label` when timings are on.
+pub fn phase<T>(label: &str, f: impl FnOnce() -> T) -> T {
+    if !enabled() {
+        return f();
+    }
+    let t = Instant::now();
+    let out = f();
+    eprintln!(
+        "olmlint timing: {label:<28} {:>9.3} ms  (peak RSS so far {} MB)",
+        t.elapsed().as_secs_f64() * 1e3,
+        peak_rss_mb()
+    );
+    out
+}
+
+static SAT: [std::sync::atomic::AtomicU64; 5] = [const { std::sync::atomic::AtomicU64::new(0) }; 5];
+
+/// Accumulates the effort of one installability check (when timings are on).
+pub fn sat_check(s: crate::semantics::sat::CheckStats) {
+    if !enabled() {
+        return;
+    }
+    use std::sync::atomic::Ordering::Relaxed;
+    let v = [
+        1,
+        s.closure as u64,
+        u64::from(s.vars),
+        s.clauses as u64,
+        s.solver_calls as u64,
+    ];
+    for (a, v) in SAT.iter().zip(v) {
+        a.fetch_add(v, Relaxed);
+    }
+}
+
+/// Prints the averages accumulated by [`sat_check`].
+pub fn sat_report() {
+    if !enabled() {
+        return;
+    }
+    let v: Vec<u64> = SAT
+        .iter()
+        .map(|a| a.load(std::sync::atomic::Ordering::Relaxed))
+        .collect();
+    let n = v.first().copied().unwrap_or(0).max(1) as f64;
+    let avg = |i: usize| v.get(i).copied().unwrap_or(0) as f64 / n;
+    eprintln!(
+        "olmlint timing: sat: {} checks; per check: closure {:.1}, vars {:.1}, clauses {:.1}, solver calls {:.2}",
+        v.first().copied().unwrap_or(0), avg(1), avg(2), avg(3), avg(4)
+    );
+}
+
+/// Peak resident set size of the process so far (Linux; 0 elsewhere).
+fn peak_rss_mb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb / 1024)
+}
