@@ -29,6 +29,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let Some(v) = p.value.as_deref() else {
                 continue;
             };
+            // Most constraints have no `cel` key at any depth: skip decoding them.
+            if !has_key_folded(v, "cel") {
+                continue;
+            }
             let d = decode(v);
             if d.parse_error().is_some() {
                 continue;
@@ -160,5 +164,16 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 }
             }
         }
+    }
+}
+
+/// Whether some object in `n` has a key equal to `key` in ASCII case-insensitive comparison.
+fn has_key_folded(n: &Node, key: &str) -> bool {
+    match &n.value {
+        crate::load::tree::Value::Map(entries) => entries
+            .iter()
+            .any(|e| e.key.eq_ignore_ascii_case(key) || has_key_folded(&e.value, key)),
+        crate::load::tree::Value::Seq(items) => items.iter().any(|i| has_key_folded(i, key)),
+        _ => false,
     }
 }

@@ -68,7 +68,7 @@ enum Frame {
     Obj {
         start: usize,
         entries: Vec<Entry>,
-        key: Option<(Box<str>, Span)>,
+        key: Option<(crate::load::tree::Text, Span)>,
     },
 }
 

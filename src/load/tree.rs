@@ -41,6 +41,10 @@ pub enum Style {
     None,
 }
 
+/// Strings of the tree: up to 24 bytes inline (most keys, names, versions, kinds), so the
+/// common case costs no allocation of its own.
+pub type Text = compact_str::CompactString;
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Null,
@@ -51,7 +55,7 @@ pub enum Value {
         value: f64,
         int: bool,
     },
-    String(Box<str>),
+    String(Text),
     Seq(Vec<Node>),
     Map(Vec<Entry>),
 }
@@ -65,7 +69,7 @@ pub struct Node {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Entry {
-    pub key: Box<str>,
+    pub key: Text,
     pub key_span: Span,
     pub value: Node,
 }
@@ -251,7 +255,16 @@ fn write_canonical(node: &Node, out: &mut String) {
                 Value::Map(entries) => {
                     out.push('{');
                     stack.push(Job::Text("}"));
-                    let sorted = dedup_sorted(entries);
+                    // Keys usually arrive sorted and unique: skip the sorting copy then.
+                    let in_order = entries.windows(2).all(|w| match w {
+                        [a, b] => a.key < b.key,
+                        _ => true,
+                    });
+                    let sorted: Vec<&Entry> = if in_order {
+                        entries.iter().collect()
+                    } else {
+                        dedup_sorted(entries)
+                    };
                     for (i, e) in sorted.into_iter().enumerate().rev() {
                         stack.push(Job::Node(&e.value));
                         stack.push(Job::Key(&e.key));
@@ -276,6 +289,15 @@ pub fn dedup_sorted(entries: &[Entry]) -> Vec<&Entry> {
 /// Go `encoding/json` string escaping with `SetEscapeHTML(false)`.
 pub fn write_json_string(s: &str, out: &mut String) {
     out.push('"');
+    // Fast path: nothing to escape (no quote, backslash, control byte, U+2028/U+2029).
+    let plain = s
+        .bytes()
+        .all(|b| b >= 0x20 && b != b'"' && b != b'\\' && b != 0xE2);
+    if plain || !s.chars().any(needs_escape) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -292,6 +314,10 @@ pub fn write_json_string(s: &str, out: &mut String) {
         }
     }
     out.push('"');
+}
+
+fn needs_escape(c: char) -> bool {
+    matches!(c, '"' | '\\' | '\u{2028}' | '\u{2029}') || (c as u32) < 0x20
 }
 
 /// Go's `strconv.FormatFloat(f, 'f' or 'e', -1, 64)` as `encoding/json` chooses between them.

@@ -149,7 +149,7 @@ enum Frame {
         start: u32,
         anchor: usize,
         entries: Vec<Entry>,
-        key: Option<(Box<str>, Span)>,
+        key: Option<(crate::load::tree::Text, Span)>,
     },
 }
 

@@ -260,7 +260,10 @@ fn folded_duplicates(
     let mut groups: std::collections::BTreeMap<String, Vec<&crate::load::tree::Entry>> =
         Default::default();
     for e in map {
-        groups.entry(e.key.to_lowercase()).or_default().push(e);
+        groups
+            .entry(e.key.to_lowercase().to_string())
+            .or_default()
+            .push(e);
     }
     for (key, entries) in groups {
         let mut names: Vec<&str> = entries.iter().map(|e| &*e.key).collect();

@@ -22,10 +22,24 @@ pub struct Origin {
     pub property: usize,
 }
 
-/// A dependency property of a bundle, as OLM converts it.
+/// A dependency property of a bundle, as OLM converts it. Bundles with equal property values
+/// share one [`Dependency`] (read through `Deref`).
 #[derive(Debug, Clone)]
 pub struct BundleDep {
     pub property: usize,
+    shared: std::sync::Arc<DepInfo>,
+}
+
+impl std::ops::Deref for BundleDep {
+    type Target = DepInfo;
+    fn deref(&self) -> &DepInfo {
+        &self.shared
+    }
+}
+
+/// What a dependency property means to OLM (shared by equal property values).
+#[derive(Debug, Clone)]
+pub struct DepInfo {
     pub pred: Option<Pred>,
     /// OLM's error for the property, when it fails to parse or convert.
     pub error: Option<String>,
@@ -50,6 +64,16 @@ pub struct CelTable {
     bundles: usize,
     /// Every bundle's properties as CEL values, built when a rule first needs them whole.
     inputs: OnceLock<Vec<cel::Input>>,
+    /// Per property type: the distinct lists of such properties over all bundles.
+    projections: std::sync::Mutex<HashMap<String, std::sync::Arc<Projection>>>,
+}
+
+/// Bundles grouped by their properties of one type (see [`cel::projection`]).
+struct Projection {
+    /// Per bundle: index into `lists`.
+    slots: Vec<usize>,
+    /// Distinct lists of the type's properties.
+    lists: Vec<Vec<cel::Property>>,
 }
 
 /// OLM's runtime properties of bundle `bi` (all of them, or those of one type; see
@@ -147,6 +171,29 @@ impl CelTable {
         ty: &str,
         runtime: &Runtime<'_>,
     ) -> Vec<Result<bool, cel::EvalError>> {
+        let projection = self.projection(ty, runtime);
+        let results: Vec<Result<bool, cel::EvalError>> = projection
+            .lists
+            .par_iter()
+            .map(|list| cel::eval(compiled, list, self.budget))
+            .collect();
+        projection
+            .slots
+            .iter()
+            .map(|&i| results.get(i).cloned().unwrap_or(Ok(false)))
+            .collect()
+    }
+
+    /// The bundles grouped by their properties of type `ty`, computed once per type.
+    fn projection(&self, ty: &str, runtime: &Runtime<'_>) -> std::sync::Arc<Projection> {
+        let cached = self
+            .projections
+            .lock()
+            .ok()
+            .and_then(|m| m.get(ty).cloned());
+        if let Some(p) = cached {
+            return p;
+        }
         let lists: Vec<Vec<cel::Property>> = (0..self.bundles)
             .into_par_iter()
             .map(|bi| runtime(bi, Some(ty)))
@@ -174,20 +221,20 @@ impl CelTable {
                 })
             })
             .collect();
-        let results: Vec<Result<bool, cel::EvalError>> = representatives
-            .par_iter()
-            .map(|&bi| {
-                cel::eval(
-                    compiled,
-                    lists.get(bi).map_or(&[], Vec::as_slice),
-                    self.budget,
-                )
-            })
-            .collect();
-        slots
+        drop(distinct);
+        let mut lists = lists;
+        let distinct_lists: Vec<Vec<cel::Property>> = representatives
             .iter()
-            .map(|&i| results.get(i).cloned().unwrap_or(Ok(false)))
-            .collect()
+            .map(|&bi| lists.get_mut(bi).map(std::mem::take).unwrap_or_default())
+            .collect();
+        let p = std::sync::Arc::new(Projection {
+            slots,
+            lists: distinct_lists,
+        });
+        if let Ok(mut m) = self.projections.lock() {
+            m.insert(ty.to_string(), p.clone());
+        }
+        p
     }
 
     fn truth(&self, rule: usize, runtime: &Runtime<'_>, bundle: usize) -> bool {
@@ -334,6 +381,14 @@ pub fn runtime_of(b: &Bundle<'_>, only: Option<&str>) -> Vec<cel::Property> {
     out.extend(again);
     out
 }
+
+/// Stands in for a missing property value (never reached: only properties with a value are
+/// collected).
+static EMPTY_NODE: Node = Node {
+    span: crate::load::tree::Span { start: 0, end: 0 },
+    style: crate::load::tree::Style::None,
+    value: crate::load::tree::Value::Null,
+};
 
 /// Property types OLM does not show to CEL.
 pub fn is_hidden(ty: &str) -> bool {
@@ -523,55 +578,94 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             .map(|b| runtime_of(b, only))
             .unwrap_or_default()
     };
-    let mut cel_table = CelTable {
+    let cel_table = std::sync::Mutex::new(CelTable {
         budget: cel_budget,
         bundles: bundles.len(),
         ..CelTable::default()
-    };
+    });
     let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
-    let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(bundles.len());
-    // Keyed by the depender's catalog too: candidate order puts that catalog first.
-    let mut memo: HashMap<(usize, String, String), BundleDep> = HashMap::new();
-    let mut origins: Vec<Origin> = Vec::new();
-    for (bi, b) in bundles.iter().enumerate() {
-        let own = home.get(bi).map_or(0, |h| h.0);
-        let mut list = Vec::new();
-        for (pi, p) in b.properties.iter().enumerate() {
-            if !is_dependency(p.ty()) {
-                continue;
-            }
-            let Some(value) = p.value.as_deref() else {
-                continue;
-            };
-            // Equal property values give equal predicates and candidate lists within a
-            // catalog (only self-membership differs, handled below): compute each once.
-            let key = (own, p.ty().to_string(), value.canonical_json());
-            if let Some(cached) = memo.get(&key) {
-                list.push(BundleDep {
-                    property: pi,
-                    ..cached.clone()
-                });
-                continue;
-            }
-            let v = verdict(p.ty(), value, &mut |rule| cel_table.intern(rule));
-            let error = v.olm_error(p.ty());
-            let failure_message = (p.ty() == "olm.constraint")
-                .then(|| {
-                    value
-                        .get_folded("failureMessage")
-                        .and_then(|e| e.value.as_str().map(str::to_string))
+    // 1. Every dependency property, keyed by its canonical value (in parallel).
+    let keyed: Vec<Vec<(usize, String)>> = bundles
+        .par_iter()
+        .map(|b| {
+            b.properties
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| is_dependency(p.ty()) && p.value.is_some())
+                .filter_map(|(pi, p)| Some((pi, p.value.as_deref()?.canonical_json())))
+                .collect()
+        })
+        .collect();
+    // 2. Equal values give equal predicates and candidate lists within a catalog (only
+    //    self-membership differs, handled when wiring): one slot per distinct value, keyed
+    //    by the depender's catalog too, since candidate order puts that catalog first.
+    let mut slot_of: HashMap<(usize, &str, &str), usize> = HashMap::new();
+    let mut representative: Vec<(usize, usize)> = Vec::new();
+    let slots: Vec<Vec<(usize, usize)>> = keyed
+        .iter()
+        .enumerate()
+        .map(|(bi, props)| {
+            let own = home.get(bi).map_or(0, |h| h.0);
+            let b = bundles.get(bi);
+            props
+                .iter()
+                .map(|(pi, key)| {
+                    let ty = b.and_then(|b| b.properties.get(*pi)).map_or("", |p| p.ty());
+                    let slot = *slot_of.entry((own, ty, key.as_str())).or_insert_with(|| {
+                        representative.push((bi, *pi));
+                        representative.len() - 1
+                    });
+                    (*pi, slot)
                 })
-                .flatten();
-            let mut dep = BundleDep {
-                property: pi,
+                .collect()
+        })
+        .collect();
+    drop(slot_of);
+    drop(keyed);
+    // 3. Decode and convert each distinct value once (CEL rules interned under a lock).
+    let decoded: Vec<DepInfo> = representative
+        .par_iter()
+        .map(|&(bi, pi)| {
+            let p = bundles.get(bi).and_then(|b| b.properties.get(pi));
+            let (ty, value) = match p.and_then(|p| Some((p.ty(), p.value.as_deref()?))) {
+                Some(x) => x,
+                None => ("", &EMPTY_NODE),
+            };
+            let v = verdict(ty, value, &mut |rule| {
+                cel_table
+                    .lock()
+                    .map_err(|_| String::from("internal error"))?
+                    .intern(rule)
+            });
+            DepInfo {
+                error: v.olm_error(ty),
                 pred: v.pred,
-                error,
                 label: v.label,
-                failure_message,
+                failure_message: (ty == "olm.constraint")
+                    .then(|| {
+                        value
+                            .get_folded("failureMessage")
+                            .and_then(|e| e.value.as_str().map(str::to_string))
+                    })
+                    .flatten(),
                 candidates: vec![],
                 ineligible: vec![],
                 channel_error: None,
-            };
+            }
+        })
+        .collect();
+    let cel_table = cel_table.into_inner().unwrap_or_default();
+    // Every rule's outcome on every bundle, before the parallel matching below reads them
+    // (evaluating inside it would nest parallel initialisation in a `OnceLock`).
+    for i in 0..cel_table.rules.len() {
+        cel_table.outcomes(i, &runtime);
+    }
+    // 4. Candidates of each distinct value, in OLM's preference order (in parallel).
+    let shared: Vec<std::sync::Arc<DepInfo>> = decoded
+        .into_par_iter()
+        .zip(representative.par_iter())
+        .map(|(mut dep, &(bi, _))| {
+            let own = home.get(bi).map_or(0, |h| h.0);
             if let Some(pred) = &dep.pred {
                 let seed: Vec<EntryId> = if let Some(pkgs) = pred.required_packages() {
                     let mut s: Vec<EntryId> = pkgs
@@ -594,8 +688,6 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 } else {
                     all_ids.clone()
                 };
-                let cel_ref = &cel_table;
-                let runtime_ref = &runtime;
                 let matching: Vec<EntryId> = seed
                     .into_iter()
                     .filter(|&id| {
@@ -603,7 +695,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                             return false;
                         };
                         let Some(f) = facts.get(eb) else { return false };
-                        pred.matches(f, &|rule| cel_ref.truth(rule, runtime_ref, eb))
+                        pred.matches(f, &|rule| cel_table.truth(rule, &runtime, eb))
                     })
                     .collect();
                 for &id in &matching {
@@ -626,10 +718,22 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 dep.candidates = good;
                 dep.ineligible = bad;
             }
-            memo.insert(key, dep.clone());
-            list.push(dep);
-        }
-        // Wire the dependencies into every entry of the bundle.
+            std::sync::Arc::new(dep)
+        })
+        .collect();
+    // 5. Wire the dependencies into every entry of every bundle.
+    let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(bundles.len());
+    let mut origins: Vec<Origin> = Vec::new();
+    for (bi, props) in slots.iter().enumerate() {
+        let list: Vec<BundleDep> = props
+            .iter()
+            .filter_map(|&(property, slot)| {
+                Some(BundleDep {
+                    property,
+                    shared: shared.get(slot)?.clone(),
+                })
+            })
+            .collect();
         for &eid in bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]) {
             let hard = list
                 .iter()

@@ -198,14 +198,15 @@ impl Decoder {
         let mut out: Vec<Option<&crate::load::tree::Entry>> = vec![None; names.len()];
         // Canonical order: the registry re-encodes values with sorted keys.
         for e in dedup_sorted(obj.as_map().unwrap_or(&[])) {
-            let p = format!("{pointer}/{}", pointer_segment(&e.key));
+            // Pointers are built only for issues: decoding runs for every constraint.
+            let p = || format!("{pointer}/{}", pointer_segment(&e.key));
             match names.iter().position(|n| n.eq_ignore_ascii_case(&e.key)) {
                 None => self.issues.push(Issue {
                     kind: IssueKind::UnknownField {
                         key: e.key.to_string(),
                     },
                     span: e.key_span,
-                    pointer: p,
+                    pointer: p(),
                     message: format!("json: unknown field {:?}", e.key),
                 }),
                 Some(i) => {
@@ -214,7 +215,7 @@ impl Decoder {
                         self.issues.push(Issue {
                             kind: IssueKind::KeyCase { canonical },
                             span: e.key_span,
-                            pointer: p.clone(),
+                            pointer: p(),
                             message: format!(
                                 "key {:?} is matched case-insensitively to {canonical:?}",
                                 e.key
@@ -226,7 +227,7 @@ impl Decoder {
                             self.issues.push(Issue {
                                 kind: IssueKind::DuplicateField { canonical },
                                 span: e.key_span,
-                                pointer: p,
+                                pointer: p(),
                                 message: format!(
                                     "{canonical:?} is set more than once; OLM uses the last one"
                                 ),
@@ -245,17 +246,17 @@ impl Decoder {
         &mut self,
         e: Option<&'a crate::load::tree::Entry>,
         pointer: &str,
-        go_path: &str,
+        go_path: &dyn Fn() -> String,
     ) -> (String, Option<&'a Node>) {
         let Some(e) = e else {
             return (String::new(), None);
         };
-        let p = format!("{pointer}/{}", pointer_segment(&e.key));
         match &e.value.value {
             Value::String(s) => (s.to_string(), Some(&e.value)),
             Value::Null => (String::new(), None),
             _ => {
-                self.type_error(&e.value, &p, go_path, "string");
+                let p = format!("{pointer}/{}", pointer_segment(&e.key));
+                self.type_error(&e.value, &p, &go_path(), "string");
                 (String::new(), Some(&e.value))
             }
         }
@@ -266,7 +267,7 @@ impl Decoder {
         &mut self,
         e: Option<&'a crate::load::tree::Entry>,
         pointer: &str,
-        go_path: &str,
+        go_path: &dyn Fn() -> String,
         go_type: &str,
     ) -> Option<(&'a Node, String)> {
         let e = e?;
@@ -275,7 +276,7 @@ impl Decoder {
             Value::Map(_) => Some((&e.value, p)),
             Value::Null => None,
             _ => {
-                self.type_error(&e.value, &p, go_path, go_type);
+                self.type_error(&e.value, &p, &go_path(), go_type);
                 None
             }
         }
@@ -308,18 +309,26 @@ impl Decoder {
                 format!("{go_prefix}.{field}")
             }
         };
-        let (_, fm) = self.string(get(0), &pointer, &path("failureMessage"));
+        let (_, fm) = self.string(get(0), &pointer, &|| path("failureMessage"));
         c.failure_message = fm.filter(|n| n.as_str().is_some());
         let mut kinds: Vec<(&'static str, Kind<'a>)> = Vec::new();
-        if let Some((g, p)) =
-            self.object(get(1), &pointer, &path("gvk"), "constraints.GVKConstraint")
-        {
+        if let Some((g, p)) = self.object(
+            get(1),
+            &pointer,
+            &|| path("gvk"),
+            "constraints.GVKConstraint",
+        ) {
             let gf = self.fields(g, &p, &["group", "version", "kind"]);
-            let gp = path("gvk");
-            let (group, _) = self.string(gf.first().copied().flatten(), &p, &format!("{gp}.group"));
-            let (version, _) =
-                self.string(gf.get(1).copied().flatten(), &p, &format!("{gp}.version"));
-            let (kind, _) = self.string(gf.get(2).copied().flatten(), &p, &format!("{gp}.kind"));
+            let gp = || path("gvk");
+            let (group, _) = self.string(gf.first().copied().flatten(), &p, &|| {
+                format!("{}.group", gp())
+            });
+            let (version, _) = self.string(gf.get(1).copied().flatten(), &p, &|| {
+                format!("{}.version", gp())
+            });
+            let (kind, _) = self.string(gf.get(2).copied().flatten(), &p, &|| {
+                format!("{}.kind", gp())
+            });
             kinds.push((
                 "gvk",
                 Kind::Gvk {
@@ -332,21 +341,17 @@ impl Decoder {
         if let Some((pk, p)) = self.object(
             get(2),
             &pointer,
-            &path("package"),
+            &|| path("package"),
             "constraints.PackageConstraint",
         ) {
             let pf = self.fields(pk, &p, &["packageName", "versionRange"]);
-            let pp = path("package");
-            let (name, name_node) = self.string(
-                pf.first().copied().flatten(),
-                &p,
-                &format!("{pp}.packageName"),
-            );
-            let (range, range_node) = self.string(
-                pf.get(1).copied().flatten(),
-                &p,
-                &format!("{pp}.versionRange"),
-            );
+            let pp = || path("package");
+            let (name, name_node) = self.string(pf.first().copied().flatten(), &p, &|| {
+                format!("{}.packageName", pp())
+            });
+            let (range, range_node) = self.string(pf.get(1).copied().flatten(), &p, &|| {
+                format!("{}.versionRange", pp())
+            });
             kinds.push((
                 "package",
                 Kind::Package {
@@ -366,7 +371,7 @@ impl Decoder {
             if let Some((obj, p)) = self.object(
                 get(i),
                 &pointer,
-                &path(key),
+                &|| path(key),
                 "constraints.CompoundConstraint",
             ) {
                 let lf = self.fields(obj, &p, &["constraints"]);
@@ -403,13 +408,11 @@ impl Decoder {
                 kinds.push((key, Kind::Compound { op, children, list }));
             }
         }
-        if let Some((cel, p)) = self.object(get(3), &pointer, &path("cel"), "constraints.Cel") {
+        if let Some((cel, p)) = self.object(get(3), &pointer, &|| path("cel"), "constraints.Cel") {
             let cf = self.fields(cel, &p, &["rule"]);
-            let (rule, rule_node) = self.string(
-                cf.first().copied().flatten(),
-                &p,
-                &format!("{}.rule", path("cel")),
-            );
+            let (rule, rule_node) = self.string(cf.first().copied().flatten(), &p, &|| {
+                format!("{}.rule", path("cel"))
+            });
             kinds.push(("cel", Kind::Cel { rule, rule_node }));
         }
         kinds.sort_by_key(|(k, _)| PRECEDENCE.iter().position(|p| p == k));

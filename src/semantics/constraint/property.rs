@@ -49,7 +49,10 @@ pub fn verdict(
     value: &Node,
     cel: &mut dyn FnMut(&str) -> Result<usize, String>,
 ) -> Verdict {
-    let value_bytes = value.canonical_json().len();
+    let decoded = (ty == "olm.constraint").then(|| decode(value));
+    let value_bytes = decoded
+        .as_ref()
+        .map_or_else(|| value.canonical_json().len(), |d| d.size);
     let mut v = Verdict {
         pred: None,
         parse_error: None,
@@ -57,9 +60,8 @@ pub fn verdict(
         value_bytes,
         label: String::new(),
     };
-    match ty {
-        "olm.constraint" => {
-            let d = decode(value);
+    match (ty, decoded) {
+        ("olm.constraint", Some(d)) => {
             if let Some(e) = d.parse_error() {
                 v.parse_error = Some(e.message.clone());
                 return v;
@@ -75,7 +77,7 @@ pub fn verdict(
                 Err(e) => v.convert_error = Some(e.message),
             }
         }
-        "olm.gvk.required" | "olm.package.required" | "olm.label.required" => {
+        ("olm.gvk.required" | "olm.package.required" | "olm.label.required", _) => {
             legacy(ty, value, &mut v)
         }
         _ => {}
