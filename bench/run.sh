@@ -45,7 +45,7 @@ if [ -f "$corpus/community-operators-prod-catalogs.tar.xz" ]; then
   [ -d "$work/tarball/catalogs" ] || { mkdir -p "$work/tarball"; tar -xJf "$corpus/community-operators-prod-catalogs.tar.xz" -C "$work/tarball"; }
   row "all OpenShift catalogs (157 MB)" "$work"/tarball/catalogs/* -- "$work/tarball/catalogs"
 fi
-for n in 1000 3000; do
+for n in 1000 3000 10000; do
   for fmt in yaml json; do
     d="$work/gen-$n-$fmt"
     [ -d "$d" ] || "$gen" --packages "$n" --bundles-per-package 10 --deps-per-bundle 3 --seed 1 --format "$fmt" --out "$d" >/dev/null
