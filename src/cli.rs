@@ -109,6 +109,9 @@ pub struct LintArgs {
     /// Turn a rule off (repeatable).
     #[arg(long, value_name = "RULE")]
     pub disable: Vec<String>,
+    /// Also check what a target OLM needs (repeatable): `olmv1` turns on OLM711.
+    #[arg(long, value_enum, value_name = "TARGET")]
+    pub target: Vec<Target>,
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
@@ -147,7 +150,17 @@ pub struct LintArgs {
 const MAX_FIX_PASSES: usize = 8;
 
 /// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
+/// The OLM generation a catalog must work with (`--target`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// OLM v0 (the default: every rule that is on anyway).
+    Olmv0,
+    /// OLM v1 (operator-controller), which refuses bundles with dependencies.
+    Olmv1,
+}
+
 pub fn main() -> i32 {
+    restore_sigpipe();
     // Deep documents are legal up to 10 000 levels; give the pipeline room.
     let _ = rayon::ThreadPoolBuilder::new()
         .stack_size(64 << 20)
@@ -267,7 +280,17 @@ fn lint(args: LintArgs) -> i32 {
         paths: args.paths.clone(),
         config: args.config.clone(),
         no_config: args.no_config,
-        enable: args.enable.clone(),
+        enable: args
+            .enable
+            .iter()
+            .cloned()
+            .chain(
+                args.target
+                    .iter()
+                    .filter(|t| **t == Target::Olmv1)
+                    .map(|_| "OLM711".to_string()),
+            )
+            .collect(),
         disable: args.disable.clone(),
         only_files: Vec::new(),
         context: args.context.clone(),
@@ -597,4 +620,14 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// `olmlint … | head` must end quietly when the reader goes away, like other Unix tools, instead
+/// of panicking on a write to a closed pipe (Rust ignores SIGPIPE by default).
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; SIG_DFL is a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

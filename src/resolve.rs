@@ -61,10 +61,11 @@ pub fn run(req: &Request) -> Result<Answer, String> {
         .map(|scope| crate::model::build(&files, scope, &mut Vec::new()))
         .collect();
     let indexes: Vec<Index<'_>> = catalogs.iter().map(Index::new).collect();
-    let home = indexes
+    // An unknown package still resolves, to OLM's "no operators found" failure (§3.4).
+    let known = indexes
         .iter()
-        .position(|ix| ix.packages.contains_key(req.package.as_str()))
-        .ok_or_else(|| format!("no catalog has a package {:?}", req.package))?;
+        .position(|ix| ix.packages.contains_key(req.package.as_str()));
+    let home = known.unwrap_or(0);
     // The subscription's catalog first: its bundles' dependencies prefer it.
     let mut order: Vec<usize> = vec![home];
     order.extend((0..catalogs.len()).filter(|&i| i != home));
@@ -105,22 +106,31 @@ pub fn run(req: &Request) -> Result<Answer, String> {
     }
     candidates.sort();
     if candidates.is_empty() {
-        let what = match (&req.bundle, &req.channel) {
-            (Some(b), Some(c)) => format!(
-                "no operators found with name {b} in channel {c} of package {}",
-                req.package
-            ),
-            (Some(b), None) => format!(
-                "no operators found with name {b} in package {}",
-                req.package
-            ),
-            (None, Some(c)) => format!(
-                "no operators found in channel {c} of package {}",
-                req.package
-            ),
-            (None, None) => format!("no operators found in package {}", req.package),
+        // OLM turns this into a Prohibited subscription and reports it as unsatisfiable.
+        let sub = match &req.channel {
+            Some(c) => format!("{}-{c}", req.package),
+            None => req.package.clone(),
         };
-        return Err(what);
+        let p = &req.package;
+        let what = match (&req.bundle, &req.channel) {
+            _ if known.is_none() => format!("no operators found in package {p}"),
+            (Some(b), Some(c)) => {
+                format!("no operators found with name {b} in channel {c} of package {p}")
+            }
+            (Some(b), None) => format!("no operators found with name {b} in package {p}"),
+            (None, Some(c)) => format!("no operators found in channel {c} of package {p}"),
+            (None, None) => format!("no operators found in package {p}"),
+        };
+        return Ok(Answer {
+            package: req.package.clone(),
+            bundle: req.bundle.clone(),
+            installable: false,
+            installed: Vec::new(),
+            explanation: Some(format!(
+                "constraints not satisfiable: {what} in the catalog referenced by subscription {sub}, subscription {sub} exists"
+            )),
+            tree: Vec::new(),
+        });
     }
     let mut installed_ids = Vec::new();
     for name in &req.installed {

@@ -119,16 +119,15 @@ fn installed_bundles_stay() {
 
 #[test]
 fn usage_errors() {
-    assert_eq!(
-        olmlint(&[&["nope"][..], &APP].concat()).status.code(),
-        Some(2)
-    );
-    assert_eq!(
-        olmlint(&[&["foo@foo.v9.9.9"][..], &APP].concat())
-            .status
-            .code(),
-        Some(2)
-    );
+    // A package or starting CSV that does not exist is OLM's unsatisfiable subscription (§3.4).
+    for request in ["nope", "foo@foo.v9.9.9"] {
+        let out = olmlint(&[&[request][..], &APP, &["-f", "json"]].concat());
+        assert_eq!(out.status.code(), Some(1), "{request}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["installable"], false);
+        let why = v["explanation"].as_str().unwrap();
+        assert!(why.contains("no operators found"), "{why}");
+    }
     assert_eq!(
         olmlint(&[&["foo"][..], &APP, &["--installed", "nope.v1"]].concat())
             .status

@@ -6,6 +6,7 @@ pub mod cel;
 pub mod channel;
 pub mod constraints;
 pub mod deprecations;
+pub mod ecosystem;
 pub mod graph;
 pub mod installability;
 pub mod load;
@@ -89,6 +90,7 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         ("check cel", cel::check),
         ("check bundle_dir", bundle_dir::check),
         ("check installability", installability::check),
+        ("check ecosystem", ecosystem::check),
     ];
     use rayon::prelude::*;
     let skipped = std::sync::atomic::AtomicUsize::new(0);

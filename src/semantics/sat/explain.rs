@@ -181,8 +181,17 @@ pub fn explain(problem: &Problem, verdict: &Verdict) -> String {
         }
         Verdict::HardError { entry, message } => {
             let names = Names::new(problem, [*entry]);
+            // sortChannel's errors (§3.7) come from a candidate's channel, not the constraint.
+            let channel = ["no channel heads", "a unique replacement chain", "a cycle exists"]
+                .iter()
+                .any(|p| message.starts_with(p));
+            let why = if channel {
+                format!("a bundle matching one of its dependencies is in a channel OLM cannot order ({message})")
+            } else {
+                format!("OLM cannot decode or compile one of its constraints ({message})")
+            };
             format!(
-                "resolution aborts before solving: {} is reached and OLM cannot decode or compile one of its constraints ({message}); OLM fails every resolution that reaches it",
+                "resolution aborts before solving: {} is reached and {why}; OLM fails every resolution that reaches it",
                 names.name(*entry)
             )
         }
