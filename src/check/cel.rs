@@ -168,12 +168,20 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 /// Whether some object in `n` has a key equal to `key` in ASCII case-insensitive comparison.
+/// Iterative: constraint values may nest far deeper than the call stack allows.
 fn has_key_folded(n: &Node, key: &str) -> bool {
-    match &n.value {
-        crate::load::tree::Value::Map(entries) => entries
-            .iter()
-            .any(|e| e.key.eq_ignore_ascii_case(key) || has_key_folded(&e.value, key)),
-        crate::load::tree::Value::Seq(items) => items.iter().any(|i| has_key_folded(i, key)),
-        _ => false,
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        match &n.value {
+            crate::load::tree::Value::Map(entries) => {
+                if entries.iter().any(|e| e.key.eq_ignore_ascii_case(key)) {
+                    return true;
+                }
+                stack.extend(entries.iter().map(|e| &e.value));
+            }
+            crate::load::tree::Value::Seq(items) => stack.extend(items.iter()),
+            _ => {}
+        }
     }
+    false
 }
