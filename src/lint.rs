@@ -206,6 +206,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         }
     }
     let diags = config.apply(diags, &files);
+    let diags = drop_embedded_fixes(diags, &files);
     let sups = crate::suppress::collect(&files);
     let mut diags = crate::suppress::apply(diags, &files, &sups);
     let diags = config.apply(std::mem::take(&mut diags), &files);
@@ -228,6 +229,29 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         diags,
         summary,
     })
+}
+
+/// Fixes are edits of file text; a finding inside an embedded document (a CSV's
+/// `olm.properties` string) has no text of its own to edit, so it keeps no fix.
+fn drop_embedded_fixes(
+    mut diags: Vec<Diagnostic>,
+    files: &[crate::load::LoadedFile],
+) -> Vec<Diagnostic> {
+    let embedded = |file: usize, span: crate::load::tree::Span| {
+        files
+            .get(file)
+            .and_then(|f| f.embedded.get())
+            .is_some_and(|e| span.start() >= e.span.start() && span.end() <= e.span.end())
+    };
+    for d in &mut diags {
+        if d.fix
+            .as_ref()
+            .is_some_and(|f| f.edits.iter().any(|e| embedded(e.file, e.span)))
+        {
+            d.fix = None;
+        }
+    }
+    diags
 }
 
 /// Keep findings located in the given files, or about bundles defined in them.

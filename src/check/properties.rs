@@ -87,14 +87,7 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
                 .help("OLM compares `olm.label.required` with the `label` field of each `olm.label` value. Write `value: {label: <name>}`."),
         );
     }
-    if ty == "olm.maxOpenShiftVersion" && value.is_coerced_scalar() {
-        // Accepted by opm, but `4.20` is the number 4.2: the wrong version.
-        out.push(
-            decode_coercion(p.file, value, &p.value_pointer())
-                .package(Some(pkg))
-                .bundle(Some(name)),
-        );
-    }
+    // olm.maxOpenShiftVersion values (`4.20` read as 4.2) are OLM710's.
     let Some((_, go_struct, fields)) = TYPED.iter().find(|(t, _, _)| *t == ty) else {
         return;
     };

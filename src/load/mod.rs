@@ -101,6 +101,42 @@ pub struct LoadedFile {
     pub role: Role,
     pub docs: Vec<RawDoc>,
     pub problems: Vec<LoadProblem>,
+    /// A JSON document embedded in a string of this file (a CSV's `olm.properties`
+    /// annotation), parsed by the model on first use.
+    pub embedded: std::sync::OnceLock<Embedded>,
+}
+
+/// A JSON document held in a string scalar of a file.
+#[derive(Debug)]
+pub struct Embedded {
+    /// The string scalar in the file.
+    pub span: Span,
+    /// The decoded document, every node's span pointing at the string (so findings land on
+    /// it), or why it does not decode.
+    pub root: Result<Node, String>,
+    /// The string's text, and the same document with spans into that text.
+    pub text: String,
+    pub original: Option<Node>,
+}
+
+impl Embedded {
+    /// How `node` (a node of `root`) is written in the string.
+    pub fn source_of(&self, node: &Node) -> Option<&str> {
+        let mut stack = vec![(self.root.as_ref().ok()?, self.original.as_ref()?)];
+        while let Some((a, b)) = stack.pop() {
+            if std::ptr::eq(a, node) {
+                return self.text.get(b.span.start()..b.span.end());
+            }
+            match (&a.value, &b.value) {
+                (tree::Value::Seq(x), tree::Value::Seq(y)) => stack.extend(x.iter().zip(y)),
+                (tree::Value::Map(x), tree::Value::Map(y)) => {
+                    stack.extend(x.iter().zip(y).map(|(e, f)| (&e.value, &f.value)));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
 }
 
 /// An I/O problem for a path that could not be read at all.
@@ -178,6 +214,7 @@ fn load_file(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> 
             role: f.role.clone(),
             docs: vec![],
             problems: vec![problem],
+            embedded: Default::default(),
         });
     }
     let bytes = std::fs::read(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
@@ -219,6 +256,7 @@ pub fn parse_bytes(
                 role,
                 docs: vec![],
                 problems,
+                embedded: Default::default(),
             };
         }
     };
@@ -260,6 +298,7 @@ pub fn parse_bytes(
         role,
         docs,
         problems,
+        embedded: Default::default(),
     }
 }
 

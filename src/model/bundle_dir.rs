@@ -4,7 +4,7 @@
 use super::{Bundle, Catalog, DocRef, Property, Str};
 use crate::diag::Diagnostic;
 use crate::load::tree::{Entry, Node, Span, Style, Value};
-use crate::load::{LoadedFile, Role};
+use crate::load::{Embedded, Limits, LoadedFile, Role};
 use std::borrow::Cow;
 use std::path::PathBuf;
 
@@ -83,6 +83,104 @@ fn owned_map(span: Span, pairs: Vec<(&str, Node)>) -> Node {
 
 fn owned_str(span: Span, s: &str) -> Node {
     Node::new(span, Style::None, Value::String(s.into()))
+}
+
+/// JSON pointer of the CSV's `olm.properties` annotation.
+pub const ANNOTATION_POINTER: &str = "/metadata/annotations/olm.properties";
+
+/// The `olm.properties` annotation node of a CSV document.
+pub fn properties_annotation(csv: &Node) -> Option<&Node> {
+    csv.get("metadata")?
+        .get("annotations")?
+        .get("olm.properties")
+}
+
+/// The annotation decoded as opm decodes it (`json.Unmarshal` into `[]property.Property`):
+/// the list of `{type, value}` items, or why opm drops all of them. Parsed once per file.
+pub fn parse_properties_annotation<'a>(
+    file: &'a LoadedFile,
+    node: &Node,
+) -> &'a Result<Node, String> {
+    &file
+        .embedded
+        .get_or_init(|| {
+            let text = node.as_str().unwrap_or_default().to_string();
+            let original = decode_annotation(node);
+            let root = original.clone().map(|mut root| {
+                respan(&mut root, node.span);
+                root
+            });
+            Embedded {
+                span: node.span,
+                root,
+                text,
+                original: original.ok(),
+            }
+        })
+        .root
+}
+
+fn decode_annotation(node: &Node) -> Result<Node, String> {
+    let Some(text) = node.as_str() else {
+        return Err(format!(
+            "the annotation is {}, not a string (Kubernetes annotations are strings)",
+            node.display_scalar()
+        ));
+    };
+    let mut problems = Vec::new();
+    let docs = crate::load::json::parse_stream(text, &Limits::default(), &mut problems);
+    if let Some(p) = problems.first() {
+        return Err(p.message.clone());
+    }
+    let mut roots = docs.into_iter().filter_map(|d| d.root);
+    let Some(root) = roots.next() else {
+        return Err("unexpected end of JSON input".into());
+    };
+    if roots.next().is_some() {
+        return Err("invalid character after top-level value".into());
+    }
+    let unmarshal = |what: &Node, into: &str| {
+        format!("json: cannot unmarshal {} into Go {into}", what.go_kind())
+    };
+    match &root.value {
+        Value::Null => {}
+        Value::Seq(items) => {
+            for item in items {
+                match &item.value {
+                    Value::Null => {}
+                    Value::Map(_) => {
+                        if let Some(t) = item
+                            .get("type")
+                            .filter(|t| t.as_str().is_none() && !t.is_null())
+                        {
+                            return Err(unmarshal(t, "struct field Property.type of type string"));
+                        }
+                    }
+                    _ => return Err(unmarshal(item, "value of type property.Property")),
+                }
+            }
+        }
+        _ => return Err(unmarshal(&root, "value of type []property.Property")),
+    }
+    Ok(root)
+}
+
+/// Point every node of an embedded document at the string that holds it.
+fn respan(root: &mut Node, span: Span) {
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        n.span = span;
+        match &mut n.value {
+            Value::Seq(items) => stack.extend(items.iter_mut()),
+            Value::Map(entries) => {
+                for e in entries.iter_mut() {
+                    e.key_span = span;
+                    stack.push(&mut e.value);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 fn load_one<'a>(
@@ -267,6 +365,27 @@ fn load_one<'a>(
                     Cow::Borrowed(value),
                     format!("/properties/{i}"),
                 );
+            }
+        }
+    }
+    // The CSV's `olm.properties` annotation: opm appends its entries, or drops all of them
+    // (logging a warning) when it does not decode (spec §2.2).
+    let annotation = csv.and_then(|c| Some((files.get(c.file)?, properties_annotation(c.node)?)));
+    if let Some((file, node)) = annotation {
+        if let Ok(root) = parse_properties_annotation(file, node) {
+            for item in root.as_seq().unwrap_or(&[]) {
+                let ty = item
+                    .get("type")
+                    .and_then(|t| t.as_str().map(|s| Str { value: s, node: t }));
+                if let Some(value) = item.get("value") {
+                    push(
+                        anchor.file,
+                        Some(item),
+                        ty,
+                        Cow::Borrowed(value),
+                        ANNOTATION_POINTER.into(),
+                    );
+                }
             }
         }
     }

@@ -1,4 +1,9 @@
-//! Ecosystem foot-guns (OLM71x): OLM711 olm-v1-incompatible, OLM712 bundle-object-in-new-catalog.
+//! Ecosystem foot-guns (OLM71x): OLM710 max-openshift-version (in its own module),
+//! OLM711 olm-v1-incompatible, OLM712 bundle-object-in-new-catalog, OLM713
+//! properties-annotation (in its own module).
+
+mod max_openshift_version;
+mod properties_annotation;
 
 use super::Ctx;
 use crate::diag::Diagnostic;
@@ -14,6 +19,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for b in &ctx.catalog.bundles {
         olm_v1(b, out);
         bundle_object(ctx, b, out);
+        max_openshift_version::check(ctx, b, out);
+        properties_annotation::check(ctx, b, out);
     }
 }
 
