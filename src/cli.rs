@@ -55,9 +55,14 @@ pub struct ResolveArgs {
     /// Priority of the --catalog at the same position (default 0; higher is preferred).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub priority: Vec<i64>,
-    /// A bundle already installed on the cluster (repeatable).
+    /// A bundle already installed on the cluster (repeatable). One of PACKAGE is the
+    /// subscription's installed CSV: OLM then offers only its upgrades (and with
+    /// PACKAGE@BUNDLE, olmlint checks that exact upgrade); others must stay installed.
     #[arg(long, value_name = "BUNDLE")]
     pub installed: Vec<String>,
+    /// Another subscription in the same namespace, resolved together (repeatable).
+    #[arg(long, value_name = "PACKAGE")]
+    pub also_subscribe: Vec<String>,
     /// Output format.
     #[arg(long, short = 'f', value_enum, default_value = "human")]
     pub format: ResolveFormat,
@@ -123,6 +128,10 @@ pub struct LintArgs {
     /// (e.g. `--changed-since origin/main` in a pull request).
     #[arg(long, value_name = "REF")]
     pub changed_since: Option<String>,
+    /// The previous version of the catalog: also check that upgrading from it is safe
+    /// (OLM701–704). With --changed-since, the version at REF is the baseline by default.
+    #[arg(long, value_name = "OLD_CATALOG")]
+    pub baseline: Option<PathBuf>,
     /// A catalog dependencies may be satisfied from (repeatable): used as candidates for the
     /// installability checks, never linted. Earlier ones are preferred, after a bundle's own.
     #[arg(long, value_name = "PATH")]
@@ -295,13 +304,14 @@ fn lint(args: LintArgs) -> i32 {
         only_files: Vec::new(),
         context: args.context.clone(),
         timeout: args.timeout,
+        baseline: args.baseline.clone(),
     };
     let mut opts = opts;
     if args.only_files {
         opts.only_files = args.paths.clone();
     }
     if let Some(git_ref) = &args.changed_since {
-        match changed_files(git_ref) {
+        match crate::git::changed_files(git_ref) {
             Ok(files) if files.is_empty() => {
                 if !args.quiet {
                     eprintln!("olmlint: no catalog files changed since {git_ref}");
@@ -343,6 +353,32 @@ fn lint(args: LintArgs) -> i32 {
             return 0;
         }
     }
+    // With --changed-since, the catalog as it was at REF is the baseline (OLM701–704).
+    let _snapshot = match (&args.changed_since, &opts.baseline) {
+        (Some(git_ref), None) => {
+            let mut roots: Vec<PathBuf> = opts
+                .only_files
+                .iter()
+                .map(|f| crate::load::walk::catalog_root(f))
+                .collect();
+            roots.sort();
+            roots.dedup();
+            match roots.as_slice() {
+                [root] => match crate::git::snapshot(git_ref, root) {
+                    Ok(snap) => {
+                        opts.baseline = snap.as_ref().map(|s| s.root.clone());
+                        snap
+                    }
+                    Err(e) => {
+                        eprintln!("olmlint: --changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}");
+                        None
+                    }
+                },
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let opts = opts;
     if args.unsafe_fixes && !args.fix && !args.diff {
         eprintln!("olmlint: --unsafe-fixes only applies with --fix or --diff");
@@ -454,6 +490,7 @@ fn resolve(args: &ResolveArgs) -> i32 {
             .map(|(i, p)| (p, args.priority.get(i).copied().unwrap_or(0)))
             .collect(),
         installed: args.installed.clone(),
+        also_subscribe: args.also_subscribe.clone(),
     };
     match crate::resolve::run(&req) {
         Ok(answer) => {
@@ -563,39 +600,6 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
-}
-
-/// Files changed since `git_ref` (committed, staged, unstaged and untracked), as paths that
-/// exist, restricted to the given lint paths when some were given.
-fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
-    let git = |args: &[&str]| -> Result<String, String> {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .output()
-            .map_err(|e| format!("cannot run git: {e}"))?;
-        if !out.status.success() {
-            return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    };
-    let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?.trim());
-    let mut names: Vec<String> = git(&["diff", "--name-only", "--diff-filter=ACMRT", git_ref])?
-        .lines()
-        .map(str::to_string)
-        .collect();
-    names.extend(
-        git(&["ls-files", "--others", "--exclude-standard"])?
-            .lines()
-            .map(str::to_string),
-    );
-    let mut files: Vec<PathBuf> = names
-        .into_iter()
-        .map(|n| top.join(n))
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    files.dedup();
-    Ok(files)
 }
 
 /// Write through a temporary file in the same directory and rename it into place.

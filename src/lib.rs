@@ -18,6 +18,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod fix;
+pub mod git;
 pub mod lint;
 pub mod load;
 pub mod model;

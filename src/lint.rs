@@ -25,6 +25,9 @@ pub struct Options {
     pub context: Vec<PathBuf>,
     /// Wall-clock budget in seconds for the run (`--timeout`), over `limits.timeout`.
     pub timeout: Option<f64>,
+    /// The previous version of the (single) linted catalog (`--baseline`): enables the
+    /// upgrade-safety rules OLM701–704. Loaded like a context catalog, never linted.
+    pub baseline: Option<PathBuf>,
 }
 
 pub struct Outcome {
@@ -96,8 +99,28 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             ));
         }
     }
+    if let Some(b) = &opts.baseline {
+        if !b.exists() {
+            return Err(format!(
+                "--baseline {}: no such file or directory",
+                b.display()
+            ));
+        }
+        if paths.len() != 1 {
+            return Err(format!(
+                "--baseline compares one catalog with its previous version, but {} catalogs were given",
+                paths.len()
+            ));
+        }
+    }
     let linted_scopes = paths.len();
-    let all_paths: Vec<PathBuf> = paths.iter().chain(&context_paths).cloned().collect();
+    let context_end = linted_scopes + context_paths.len();
+    let all_paths: Vec<PathBuf> = paths
+        .iter()
+        .chain(&context_paths)
+        .chain(&opts.baseline)
+        .cloned()
+        .collect();
     let loaded = crate::timings::phase("load", || load::load(&all_paths, &config.limits));
     let mut files = loaded.files;
     let mut diags: Vec<Diagnostic> = loaded
@@ -126,7 +149,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     };
     // Context catalogs: modelled once, shared by every linted catalog; their findings are
     // not ours to report.
-    let context: Vec<(String, crate::model::Catalog<'_>)> = (linted_scopes..all_paths.len())
+    let context: Vec<(String, crate::model::Catalog<'_>)> = (linted_scopes..context_end)
         .into_par_iter()
         .map(|scope| {
             let name = all_paths
@@ -139,6 +162,45 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         .iter()
         .map(|(_, c)| crate::model::index::Index::new(c))
         .collect();
+    // The baseline: modelled and resolved once, with the same context catalogs.
+    let baseline_catalog = opts.baseline.as_ref().map(|_| {
+        crate::timings::phase("baseline model", || {
+            crate::model::build(&files, context_end, &mut Vec::new())
+        })
+    });
+    let baseline_index = baseline_catalog
+        .as_ref()
+        .map(crate::model::index::Index::new);
+    let baseline_parts =
+        baseline_catalog
+            .as_ref()
+            .zip(baseline_index.as_ref())
+            .map(|(cat, index)| {
+                let mut sources = vec![crate::model::resolution::Source {
+                    name: opts
+                        .baseline
+                        .as_ref()
+                        .map_or(String::new(), |p| p.display().to_string()),
+                    catalog: cat,
+                    index,
+                    priority: i64::MAX,
+                }];
+                sources.extend(context_sources(&context, &context_index));
+                let resolution = crate::timings::phase("baseline resolution", || {
+                    crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)
+                });
+                let catalogs: Vec<&crate::model::Catalog<'_>> =
+                    sources.iter().map(|s| s.catalog).collect();
+                (cat, index, resolution, catalogs)
+            });
+    let baseline = baseline_parts
+        .as_ref()
+        .map(|(catalog, index, resolution, catalogs)| check::Baseline {
+            catalog,
+            index,
+            resolution,
+            catalogs,
+        });
     // One catalog per command-line path; catalogs are modelled and checked in parallel.
     let scopes: std::collections::BTreeSet<usize> = files
         .iter()
@@ -163,15 +225,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 index: &index,
                 priority: i64::MAX,
             }];
-            let n = context.len() as i64;
-            for (i, ((name, cat), index)) in context.iter().zip(&context_index).enumerate() {
-                sources.push(crate::model::resolution::Source {
-                    name: name.clone(),
-                    catalog: cat,
-                    index,
-                    priority: n - i as i64,
-                });
-            }
+            sources.extend(context_sources(&context, &context_index));
             let resolution = crate::timings::phase("resolution", || {
                 crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)
             });
@@ -186,6 +240,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 catalogs: &catalogs,
                 scope,
                 complete: std::sync::OnceLock::new(),
+                baseline: baseline.as_ref(),
             };
             diags.extend(check::run(&ctx));
             (
@@ -229,6 +284,27 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         diags,
         summary,
     })
+}
+
+/// The `--context` catalogs as resolution sources, earlier ones preferred.
+fn context_sources<'c, 'a>(
+    context: &'c [(String, crate::model::Catalog<'a>)],
+    index: &'c [crate::model::index::Index<'a>],
+) -> Vec<crate::model::resolution::Source<'c, 'a>> {
+    let n = context.len() as i64;
+    context
+        .iter()
+        .zip(index)
+        .enumerate()
+        .map(
+            |(i, ((name, catalog), index))| crate::model::resolution::Source {
+                name: name.clone(),
+                catalog,
+                index,
+                priority: n - i as i64,
+            },
+        )
+        .collect()
 }
 
 /// Fixes are edits of file text; a finding inside an embedded document (a CSV's

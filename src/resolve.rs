@@ -6,6 +6,7 @@ use crate::model::index::Index;
 use crate::model::resolution::{self, Provided, Source};
 use crate::semantics::sat::{self, Budget, DepOwner, EntryId, Subscription, Verdict};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Default)]
@@ -18,8 +19,21 @@ pub struct Request {
     /// Catalogs with their priorities; the subscription's catalog is the first holding the
     /// package.
     pub catalogs: Vec<(PathBuf, i64)>,
-    /// Bundles already on the cluster (installed CSVs without a subscription).
+    /// Bundles already on the cluster. One of a subscribed package is that subscription's
+    /// installed CSV: OLM then offers only its upgrades (§3.4 step 4) and keeps it otherwise;
+    /// the others are installed CSVs without a subscription, which must stay (Mandatory).
     pub installed: Vec<String>,
+    /// Further subscriptions in the same namespace (package names, every channel).
+    pub also_subscribe: Vec<String>,
+}
+
+/// One subscription of the namespace.
+struct Sub<'q> {
+    package: &'q str,
+    channel: Option<&'q str>,
+    starting: Option<&'q str>,
+    /// Its installed CSV (from `--installed`): name and entry.
+    current: Option<(&'q str, EntryId)>,
 }
 
 /// One step of the install tree: `bundle` was installed to satisfy `reason` of `parent`.
@@ -46,109 +60,122 @@ pub struct Answer {
 }
 
 pub fn run(req: &Request) -> Result<Answer, String> {
-    if req.catalogs.is_empty() {
-        return Err("no catalog given (--catalog PATH)".into());
+    run_all(std::slice::from_ref(req))
+        .pop()
+        .unwrap_or_else(|| Err("no request".into()))
+}
+
+/// Answer several requests over the same catalogs (those of the first request), loading,
+/// modelling and resolving them once.
+pub fn run_all(reqs: &[Request]) -> Vec<Result<Answer, String>> {
+    let Some(first) = reqs.first() else {
+        return Vec::new();
+    };
+    let fail = |e: String| reqs.iter().map(|_| Err(e.clone())).collect();
+    if first.catalogs.is_empty() {
+        return fail("no catalog given (--catalog PATH)".into());
     }
-    for (p, _) in &req.catalogs {
+    for (p, _) in &first.catalogs {
         if !p.exists() {
-            return Err(format!("{}: no such file or directory", p.display()));
+            return fail(format!("{}: no such file or directory", p.display()));
         }
     }
-    let paths: Vec<PathBuf> = req.catalogs.iter().map(|(p, _)| p.clone()).collect();
+    let paths: Vec<PathBuf> = first.catalogs.iter().map(|(p, _)| p.clone()).collect();
     let loaded = load::load(&paths, &Limits::default());
     let files = loaded.files;
     let catalogs: Vec<crate::model::Catalog<'_>> = (0..paths.len())
         .map(|scope| crate::model::build(&files, scope, &mut Vec::new()))
         .collect();
     let indexes: Vec<Index<'_>> = catalogs.iter().map(Index::new).collect();
-    // An unknown package still resolves, to OLM's "no operators found" failure (§3.4).
-    let known = indexes
-        .iter()
-        .position(|ix| ix.packages.contains_key(req.package.as_str()));
-    let home = known.unwrap_or(0);
-    // The subscription's catalog first: its bundles' dependencies prefer it.
-    let mut order: Vec<usize> = vec![home];
-    order.extend((0..catalogs.len()).filter(|&i| i != home));
-    let sources: Vec<Source<'_, '_>> = order
-        .iter()
-        .filter_map(|&i| {
-            Some(Source {
-                name: paths.get(i)?.display().to_string(),
-                catalog: catalogs.get(i)?,
-                index: indexes.get(i)?,
-                priority: req.catalogs.get(i)?.1,
-            })
+    let mut resolutions: HashMap<usize, resolution::Resolution> = HashMap::new();
+    reqs.iter()
+        .map(|req| {
+            // An unknown package still resolves, to OLM's "no operators found" failure (§3.4).
+            let home = indexes
+                .iter()
+                .position(|ix| ix.packages.contains_key(req.package.as_str()))
+                .unwrap_or(0);
+            let r = resolutions.entry(home).or_insert_with(|| {
+                // The subscription's catalog first: its bundles' dependencies prefer it.
+                let mut order: Vec<usize> = vec![home];
+                order.extend((0..catalogs.len()).filter(|&i| i != home));
+                let sources: Vec<Source<'_, '_>> = order
+                    .iter()
+                    .filter_map(|&i| {
+                        Some(Source {
+                            name: paths.get(i)?.display().to_string(),
+                            catalog: catalogs.get(i)?,
+                            index: indexes.get(i)?,
+                            priority: first.catalogs.get(i)?.1,
+                        })
+                    })
+                    .collect();
+                resolution::build(&sources, 1_000_000, &Provided::default())
+            });
+            answer(req, r, catalogs.get(home))
         })
-        .collect();
-    let r = resolution::build(&sources, 1_000_000, &Provided::default());
+        .collect()
+}
+
+/// One request against a resolution whose first source is the subscription's catalog.
+fn answer(
+    req: &Request,
+    r: &resolution::Resolution,
+    home_catalog: Option<&crate::model::Catalog<'_>>,
+) -> Result<Answer, String> {
     let problem = &r.problem;
-    // §3.4: the package's entries in the subscription's catalog, default channel first, then
-    // by channel name, each channel in replaces-chain order; only `startingCSV` if given.
-    let mut candidates: Vec<(bool, String, usize, EntryId)> = Vec::new();
-    for id in 0..problem.len() as EntryId {
-        let (Some(e), Some(&(src, default, pos))) =
-            (problem.entry(id), r.placement.get(id as usize))
-        else {
-            continue;
-        };
-        let wanted = src == 0
-            && e.package == req.package
-            && req.channel.as_ref().is_none_or(|c| *c == e.channel)
-            && req.bundle.as_ref().is_none_or(|b| *b == e.bundle);
-        match pos {
-            Some(p) if wanted => candidates.push((!default, e.channel.clone(), p, id)),
-            // A starting CSV off the chain is still what the subscription names.
-            None if wanted && req.bundle.is_some() => {
-                candidates.push((!default, e.channel.clone(), usize::MAX, id))
-            }
-            _ => {}
-        }
-    }
-    candidates.sort();
-    if candidates.is_empty() {
-        // OLM turns this into a Prohibited subscription and reports it as unsatisfiable.
-        let sub = match &req.channel {
-            Some(c) => format!("{}-{c}", req.package),
-            None => req.package.clone(),
-        };
-        let p = &req.package;
-        let what = match (&req.bundle, &req.channel) {
-            _ if known.is_none() => format!("no operators found in package {p}"),
-            (Some(b), Some(c)) => {
-                format!("no operators found with name {b} in channel {c} of package {p}")
-            }
-            (Some(b), None) => format!("no operators found with name {b} in package {p}"),
-            (None, Some(c)) => format!("no operators found in channel {c} of package {p}"),
-            (None, None) => format!("no operators found in package {p}"),
-        };
-        return Ok(Answer {
-            package: req.package.clone(),
-            bundle: req.bundle.clone(),
-            installable: false,
-            installed: Vec::new(),
-            explanation: Some(format!(
-                "constraints not satisfiable: {what} in the catalog referenced by subscription {sub}, subscription {sub} exists"
-            )),
-            tree: Vec::new(),
-        });
-    }
     let mut installed_ids = Vec::new();
+    let mut current: Vec<(&str, EntryId)> = Vec::new();
     for name in &req.installed {
         let id = (0..problem.len() as EntryId)
             .find(|&i| problem.entry(i).is_some_and(|e| e.bundle == *name))
             .ok_or_else(|| format!("--installed {name}: no such bundle in the catalogs"))?;
-        installed_ids.push(id);
+        current.push((name.as_str(), id));
     }
-    let sub = Subscription {
-        name: format!("subscription:{}", req.package),
-        candidates: candidates.iter().map(|c| c.3).collect(),
-    };
-    let res = sat::resolve_subscriptions(
-        problem,
-        std::slice::from_ref(&sub),
-        &installed_ids,
-        Budget::default(),
-    );
+    let package_of = |id: EntryId| problem.entry(id).map_or("", |e| e.package.as_str());
+    let mut subs = vec![Sub {
+        package: &req.package,
+        channel: req.channel.as_deref(),
+        starting: req.bundle.as_deref(),
+        current: None,
+    }];
+    subs.extend(req.also_subscribe.iter().map(|p| Sub {
+        package: p,
+        channel: None,
+        starting: None,
+        current: None,
+    }));
+    for &(name, id) in &current {
+        match subs.iter_mut().find(|s| s.package == package_of(id)) {
+            Some(sub) if sub.current.is_none() => sub.current = Some((name, id)),
+            _ => installed_ids.push(id),
+        }
+    }
+    let mut subscriptions = Vec::new();
+    for sub in &subs {
+        match subscription_candidates(r, home_catalog, sub) {
+            Ok(candidates) => subscriptions.push(Subscription {
+                name: sub.name(),
+                candidates,
+            }),
+            Err(why) => {
+                return Ok(Answer {
+                    package: req.package.clone(),
+                    bundle: req.bundle.clone(),
+                    installable: false,
+                    installed: Vec::new(),
+                    explanation: Some(why),
+                    tree: Vec::new(),
+                })
+            }
+        }
+    }
+    let sub = subscriptions.first().cloned().unwrap_or(Subscription {
+        name: String::new(),
+        candidates: vec![],
+    });
+    let res =
+        sat::resolve_subscriptions(problem, &subscriptions, &installed_ids, Budget::default());
     let name_of = |id: EntryId| {
         problem
             .entry(id)
@@ -169,9 +196,16 @@ pub fn run(req: &Request) -> Result<Answer, String> {
                 .map(|c| {
                     let entry = problem.entry(c.chosen);
                     let (parent, reason, preferred) = match c.owner {
-                        DepOwner::Anchor(0) => {
-                            (None, "the subscription".to_string(), sub.candidates.clone())
-                        }
+                        DepOwner::Anchor(a) if a < subscriptions.len() => (
+                            None,
+                            match subs.get(a) {
+                                Some(x) if a > 0 => format!("the subscription to {}", x.package),
+                                _ => "the subscription".to_string(),
+                            },
+                            subscriptions
+                                .get(a)
+                                .map_or(vec![], |x| x.candidates.clone()),
+                        ),
                         DepOwner::Anchor(_) => (None, "already installed".to_string(), vec![]),
                         DepOwner::Dependency { entry, index } => {
                             let dep = problem.entry(entry).and_then(|e| e.dependencies.get(index));
@@ -215,11 +249,141 @@ pub fn run(req: &Request) -> Result<Answer, String> {
                 Verdict::BudgetExceeded => {
                     "the solver budget ran out before a decision".to_string()
                 }
+                v @ Verdict::Unsatisfiable { .. } => format!(
+                    "{}. On the cluster, OLM reports: {}",
+                    sat::explain(problem, v),
+                    sat::olm_message(problem, v)
+                ),
                 v => sat::explain(problem, v),
             }),
             tree: vec![],
         }),
     }
+}
+
+impl Sub<'_> {
+    /// The Subscription object's name, as OLM's messages show it.
+    fn name(&self) -> String {
+        match self.channel {
+            Some(c) => format!("{}-{c}", self.package),
+            None => self.package.to_string(),
+        }
+    }
+}
+
+/// §3.4: a subscription's candidates in OLM's order, or OLM's reason there are none.
+///
+/// The package's entries in the subscription's catalog, default channel first, then by channel
+/// name, each channel in replaces-chain order. Without an installed CSV, only `startingCSV` if
+/// given; with one, only its upgrades (entries whose replaces or skips name it, or whose
+/// skipRange contains its version), then the installed CSV itself, which stays when nothing
+/// upgrades it. `PACKAGE@BUNDLE` with an installed CSV asks whether that exact upgrade works.
+fn subscription_candidates(
+    r: &resolution::Resolution,
+    home: Option<&crate::model::Catalog<'_>>,
+    sub: &Sub<'_>,
+) -> Result<Vec<EntryId>, String> {
+    let problem = &r.problem;
+    let p = sub.package;
+    let name = sub.name();
+    let unsatisfiable = |what: String| {
+        format!("constraints not satisfiable: {what} in the catalog referenced by subscription {name}, subscription {name} exists")
+    };
+    // Upgrade edges of the subscription's catalog: (channel, entry name) → edges.
+    let mut edges: HashMap<(&str, &str), &crate::model::ChannelEntry<'_>> = HashMap::new();
+    for ch in home.map_or(&[][..], |c| c.channels.as_slice()) {
+        if ch.package.map(|x| x.value) != Some(p) {
+            continue;
+        }
+        let cname = ch.name.map_or("", |x| x.value);
+        for e in &ch.entries {
+            edges.insert((cname, e.name()), e);
+        }
+    }
+    let current_version = sub.current.and_then(|(_, id)| {
+        let bi = *r.entry_bundle.get(id as usize)?;
+        r.facts.get(bi)?.version.clone()
+    });
+    let upgrades = |channel: &str, bundle: &str| {
+        let Some((installed, _)) = sub.current else {
+            return true;
+        };
+        edges.get(&(channel, bundle)).is_some_and(|e| {
+            e.replaces.is_some_and(|x| x.value == installed)
+                || e.skips.iter().any(|x| x.value == installed)
+                || e.skip_range
+                    .and_then(|x| crate::semantics::range::parse(x.value).ok())
+                    .zip(current_version.as_ref())
+                    .is_some_and(|(range, v)| range.contains(v))
+        })
+    };
+    let package_known = problem
+        .entries
+        .iter()
+        .zip(&r.placement)
+        .any(|(e, &(src, _, _))| src == 0 && e.package == p);
+    let mut offered: Vec<(bool, String, usize, EntryId)> = Vec::new();
+    for id in 0..problem.len() as EntryId {
+        let (Some(e), Some(&(src, default, pos))) =
+            (problem.entry(id), r.placement.get(id as usize))
+        else {
+            continue;
+        };
+        if src != 0 || e.package != p || sub.channel.is_some_and(|c| c != e.channel) {
+            continue;
+        }
+        // Step 1: startingCSV only counts while nothing is installed.
+        if sub.current.is_none() && sub.starting.is_some_and(|b| b != e.bundle) {
+            continue;
+        }
+        if !upgrades(&e.channel, &e.bundle) {
+            continue;
+        }
+        match pos {
+            Some(pos) => offered.push((!default, e.channel.clone(), pos, id)),
+            // A starting CSV off the chain is still what the subscription names.
+            None if sub.starting.is_some() && sub.current.is_none() => {
+                offered.push((!default, e.channel.clone(), usize::MAX, id))
+            }
+            None => {}
+        }
+    }
+    offered.sort();
+    let mut candidates: Vec<EntryId> = offered.iter().map(|c| c.3).collect();
+    if let Some((installed, id)) = sub.current {
+        if let Some(target) = sub.starting {
+            let names: Vec<&str> = candidates
+                .iter()
+                .filter_map(|&c| problem.entry(c).map(|e| e.bundle.as_str()))
+                .collect();
+            if !names.contains(&target) {
+                let offers = if names.is_empty() {
+                    "no entry upgrades it".to_string()
+                } else {
+                    format!("OLM would offer {}", names.join(", "))
+                };
+                return Err(format!(
+                    "{target} is not an upgrade from the installed {installed}: once a CSV is installed, OLM ignores startingCSV and offers only entries whose replaces or skips name {installed} or whose skipRange contains its version ({offers})"
+                ));
+            }
+            candidates.retain(|&c| problem.entry(c).is_some_and(|e| e.bundle == target));
+        } else {
+            candidates.push(id);
+        }
+    }
+    if candidates.is_empty() {
+        // OLM turns this into a Prohibited subscription and reports it as unsatisfiable.
+        return Err(unsatisfiable(match (sub.starting, sub.channel) {
+            _ if !package_known => format!("no operators found in package {p}"),
+            (Some(b), Some(c)) => {
+                format!("no operators found with name {b} in channel {c} of package {p}")
+            }
+            (Some(b), None) => format!("no operators found with name {b} in package {p}"),
+            (None, Some(c)) => format!("no operators found in channel {c} of package {p}"),
+            (None, None) => format!("no operators found in package {p}"),
+        }));
+    }
+    Ok(candidates)
 }
 
 /// The answer for humans: the install tree, or the explanation.

@@ -104,3 +104,74 @@ fn every_openshift_catalog_in_the_tarball_passes_the_opm_rules() {
         .collect();
     assert!(opm.is_empty(), "{opm:#?}");
 }
+
+/// `olmlint resolve PACKAGE@BUNDLE` for every bundle of community-v4.18 in a channel: an install
+/// set (holding the bundle) exactly for the bundles OLM501 does not report, and an explanation
+/// for the others.
+#[test]
+fn resolve_agrees_with_olm501_on_community_v4_18() {
+    use olmlint::resolve::{run_all, Request};
+    use std::collections::BTreeSet;
+    let dir = corpus().join("community-v4.18");
+    if !dir.exists() {
+        eprintln!("skipped: {} not present", dir.display());
+        return;
+    }
+    let out = run(&Options {
+        paths: vec![dir.clone()],
+        no_config: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let uninstallable: BTreeSet<(String, String)> = out
+        .diags
+        .iter()
+        .filter(|d| d.rule == "OLM501")
+        .map(|d| (d.package.clone().unwrap(), d.bundle.clone().unwrap()))
+        .collect();
+    assert_eq!(uninstallable.len(), 13);
+    // Every bundle listed in some channel (the ones OLM501 checks).
+    let loaded = olmlint::load::load(
+        std::slice::from_ref(&dir),
+        &olmlint::load::Limits::default(),
+    );
+    let catalog = olmlint::model::build(&loaded.files, 0, &mut Vec::new());
+    let listed: BTreeSet<(String, String)> = catalog
+        .channels
+        .iter()
+        .flat_map(|c| {
+            let package = c.package.map_or("", |p| p.value);
+            c.entries
+                .iter()
+                .map(move |e| (package.to_string(), e.name().to_string()))
+        })
+        .collect();
+    assert!(listed.len() > 700, "{} bundles listed", listed.len());
+    let requests: Vec<Request> = listed
+        .iter()
+        .map(|(p, b)| Request {
+            package: p.clone(),
+            bundle: Some(b.clone()),
+            catalogs: vec![(dir.clone(), 0)],
+            ..Default::default()
+        })
+        .collect();
+    let answers = run_all(&requests);
+    let mut disagreements = Vec::new();
+    for ((p, b), answer) in listed.iter().zip(answers) {
+        let a = answer.unwrap();
+        let expected = !uninstallable.contains(&(p.clone(), b.clone()));
+        let holds_it = a.installed.contains(b) && a.bundle.as_deref() == Some(b.as_str());
+        let explained = a.explanation.as_ref().is_some_and(|e| !e.is_empty());
+        if a.installable != expected
+            || (a.installable && !holds_it)
+            || (!a.installable && !explained)
+        {
+            disagreements.push(format!(
+                "{b}: resolve says installable={} ({:?}), OLM501 says {}",
+                a.installable, a.explanation, expected
+            ));
+        }
+    }
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}

@@ -135,3 +135,88 @@ fn usage_errors() {
         Some(2)
     );
 }
+
+const UPGRADE: [&str; 2] = ["--catalog", "fixtures/resolve-upgrade"];
+
+/// `--installed` of the subscribed package is the subscription's installed CSV: OLM offers only
+/// its upgrades (§3.4 step 4) and keeps it when none works; other installed bundles must stay.
+#[test]
+fn installed_csv_of_the_package_is_upgraded_through_the_graph() {
+    // One step at a time: foo.v1.1.0 replaces foo.v1.0.0; foo.v2.0.0 does not.
+    let (v, code) = json(&[&["foo"][..], &UPGRADE, &["--installed", "foo.v1.0.0"]].concat());
+    assert_eq!(code, Some(0));
+    assert_eq!(v["bundle"], "foo.v1.1.0");
+    assert_eq!(v["installed"], serde_json::json!(["foo.v1.1.0"]));
+    // "Can I upgrade foo to v2 without breaking bar?" No: bar needs Widget v1.
+    let (v, code) = json(
+        &[
+            &["foo@foo.v2.0.0"][..],
+            &UPGRADE,
+            &["--installed", "foo.v1.1.0", "--installed", "bar.v1.0.0"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(1));
+    let why = v["explanation"].as_str().unwrap();
+    assert!(
+        why.contains("bar.v1.0.0 is installed without a subscription and must stay"),
+        "{why}"
+    );
+    assert!(why.contains("bundle bar.v1.0.0 requires an operator providing an API with group: example.com, version: v1, kind: Widget"), "{why}");
+    assert!(!why.contains("an operator an operator"), "{why}");
+    // Without a target, OLM tries the upgrade, fails, and stays on the installed CSV.
+    let (v, code) = json(
+        &[
+            &["foo"][..],
+            &UPGRADE,
+            &["--installed", "foo.v1.1.0", "--installed", "bar.v1.0.0"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(v["bundle"], "foo.v1.1.0");
+    assert_eq!(
+        v["installed"],
+        serde_json::json!(["bar.v1.0.0", "foo.v1.1.0"])
+    );
+    assert_eq!(
+        v["tree"][0]["passed_over"],
+        serde_json::json!(["foo.v2.0.0"])
+    );
+    // A target that is not an upgrade of the installed CSV.
+    let (v, code) = json(
+        &[
+            &["foo@foo.v2.0.0"][..],
+            &UPGRADE,
+            &["--installed", "foo.v1.0.0"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        v["explanation"],
+        "foo.v2.0.0 is not an upgrade from the installed foo.v1.0.0: once a CSV is installed, OLM ignores startingCSV and offers only entries whose replaces or skips name foo.v1.0.0 or whose skipRange contains its version (OLM would offer foo.v1.1.0)"
+    );
+}
+
+#[test]
+fn also_subscribe_resolves_subscriptions_together() {
+    // bar alone installs; bar and foo@foo.v2.0.0 together cannot (bar needs Widget v1).
+    let (v, code) = json(&[&["bar"][..], &UPGRADE].concat());
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        v["installed"],
+        serde_json::json!(["bar.v1.0.0", "foo.v1.1.0"])
+    );
+    let (v, code) = json(&[&["bar"][..], &UPGRADE, &["--also-subscribe", "foo"]].concat());
+    assert_eq!(code, Some(0), "{v}");
+    assert_eq!(
+        v["installed"],
+        serde_json::json!(["bar.v1.0.0", "foo.v1.1.0"])
+    );
+    assert!(v["tree"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["reason"] == "the subscription to foo"));
+}

@@ -37,19 +37,31 @@ fn example_files(section: &str) -> Vec<(String, String)> {
     files
 }
 
+/// Lint an example. Files written `file=baseline/...` are the previous version of the
+/// catalog (`--baseline`); the others are the catalog linted.
 fn lint_example(rule: &str, files: &[(String, String)]) -> (BTreeSet<String>, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
+    let has_baseline = files.iter().any(|(n, _)| n.starts_with("baseline/"));
+    let root = if has_baseline {
+        dir.path().join("new")
+    } else {
+        dir.path().to_path_buf()
+    };
     for (name, body) in files {
-        let p = dir.path().join(name);
+        let p = match name.strip_prefix("baseline/") {
+            Some(rest) => dir.path().join("baseline").join(rest),
+            None => root.join(name),
+        };
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, body).unwrap();
     }
     let cfg = files.iter().any(|(n, _)| n == ".olmlint.yaml");
     let out = run(&Options {
-        paths: vec![dir.path().to_path_buf()],
+        paths: vec![root.clone()],
         no_config: !cfg,
-        config: cfg.then(|| dir.path().join(".olmlint.yaml")),
+        config: cfg.then(|| root.join(".olmlint.yaml")),
         enable: vec![rule.to_string()],
+        baseline: has_baseline.then(|| dir.path().join("baseline")),
         ..Default::default()
     })
     .unwrap();

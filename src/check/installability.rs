@@ -61,7 +61,70 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if verdict.is_installable() {
             continue;
         }
+        let first = out.len();
         uninstallable(ctx, r, bi, b, &verdict, out);
+        if let Some(base) = ctx.baseline {
+            for d in out.iter_mut().skip(first).filter(|d| d.rule == "OLM501") {
+                regression(ctx, base, b, budget, d);
+            }
+        }
+    }
+}
+
+/// OLM703: with a baseline, an OLM501 finding for a bundle that was installable there becomes
+/// a regression, with the set the baseline installed it with.
+fn regression(
+    ctx: &Ctx<'_>,
+    base: &super::Baseline<'_>,
+    b: &Bundle<'_>,
+    budget: Budget,
+    d: &mut Diagnostic,
+) {
+    if !ctx.config.is_enabled("OLM703") {
+        return;
+    }
+    let Some(&old) = base.index.bundle.get(&(b.package(), b.name())) else {
+        return;
+    };
+    let r = base.resolution;
+    let starts = r.bundle_entries.get(old).map(Vec::as_slice).unwrap_or(&[]);
+    if starts.is_empty() {
+        return;
+    }
+    let Verdict::Installable { chosen } = r.problem.checker().check(starts, budget) else {
+        return;
+    };
+    d.rule = "OLM703";
+    d.severity = crate::rules::get("OLM703").map_or(d.severity, |x| x.severity);
+    d.message = format!(
+        "{} was installable from the baseline catalog and is not any more: {}",
+        b.name(),
+        d.message
+    );
+    if let Some(help) = d.help.as_mut() {
+        help.push_str(
+            " Compare with the baseline: the bundles it was installed with there are listed below.",
+        );
+    }
+    let mut with: Vec<&Bundle<'_>> = chosen
+        .iter()
+        .filter_map(|&e| r.entry_bundle.get(e as usize))
+        .filter(|&&x| x != old)
+        .filter_map(|&x| base.bundle(x))
+        .collect();
+    with.sort_by_key(|x| x.name());
+    with.dedup_by_key(|x| x.name());
+    if with.is_empty() {
+        d.related.push(crate::diag::Related {
+            message: "in the baseline OLM installed it alone".into(),
+            location: Some(name_loc(base.catalog.bundles.get(old).unwrap_or(b))),
+        });
+    }
+    for x in with {
+        d.related.push(crate::diag::Related {
+            message: format!("in the baseline OLM installed it with {}", x.name()),
+            location: Some(name_loc(x)),
+        });
     }
 }
 

@@ -13,6 +13,7 @@ pub mod load;
 pub mod package;
 pub mod properties;
 pub mod ranges;
+pub mod upgrade;
 
 use crate::config::Config;
 use crate::diag::Diagnostic;
@@ -34,6 +35,26 @@ pub struct Ctx<'a> {
     pub scope: usize,
     /// See [`Ctx::complete`]; computed once (checks ask per channel and per bundle).
     pub complete: std::sync::OnceLock<bool>,
+    /// The previous version of the catalog (`--baseline`), for the upgrade-safety rules.
+    pub baseline: Option<&'a Baseline<'a>>,
+}
+
+/// The previous version of the linted catalog, modelled and resolved like it (with the same
+/// context catalogs), never linted.
+pub struct Baseline<'a> {
+    pub catalog: &'a Catalog<'a>,
+    pub index: &'a Index<'a>,
+    pub resolution: &'a Resolution,
+    /// `catalog` first, then the context catalogs, as in [`Ctx::catalogs`].
+    pub catalogs: &'a [&'a Catalog<'a>],
+}
+
+impl<'a> Baseline<'a> {
+    /// A bundle by its baseline resolution index.
+    pub fn bundle(&self, bi: usize) -> Option<&'a crate::model::Bundle<'a>> {
+        let &(source, local) = self.resolution.home.get(bi)?;
+        self.catalogs.get(source)?.bundles.get(local)
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -91,6 +112,7 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         ("check bundle_dir", bundle_dir::check),
         ("check installability", installability::check),
         ("check ecosystem", ecosystem::check),
+        ("check upgrade", upgrade::check),
     ];
     use rayon::prelude::*;
     let skipped = std::sync::atomic::AtomicUsize::new(0);

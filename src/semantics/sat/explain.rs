@@ -132,7 +132,8 @@ fn olm_item(problem: &Problem, item: &CoreItem, style: &OlmStyle<'_>, out: &mut 
                 (Some(d), Some(f)) => f(*entry, *index, d),
                 (Some(d), None) => d
                     .label
-                    .strip_prefix("requires ")
+                    .strip_prefix("requires an operator ")
+                    .or_else(|| d.label.strip_prefix("requires "))
                     .unwrap_or(&d.label)
                     .to_string(),
                 (None, _) => String::new(),

@@ -1,0 +1,154 @@
+//! What `--changed-since REF` needs from git: the files changed since REF, and a catalog as it
+//! was at REF (the baseline of the upgrade-safety rules), read with two git processes.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn git(dir: Option<&Path>, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, String> {
+    let mut cmd = Command::new("git");
+    if let Some(d) = dir {
+        cmd.arg("-C").arg(d);
+    }
+    let mut child = cmd
+        .args(args)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+        // Written from a thread: git answers while it reads, and both pipes have limits.
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || stdin.write_all(&bytes));
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+    }
+    Ok(out.stdout)
+}
+
+fn git_text(dir: Option<&Path>, args: &[&str]) -> Result<String, String> {
+    git(dir, args, None).map(|b| String::from_utf8_lossy(&b).into_owned())
+}
+
+/// Files changed since `git_ref` (committed, staged, unstaged and untracked), as paths that
+/// exist.
+pub fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
+    let top = PathBuf::from(git_text(None, &["rev-parse", "--show-toplevel"])?.trim());
+    let mut names: Vec<String> = git_text(
+        None,
+        &["diff", "--name-only", "--diff-filter=ACMRT", git_ref],
+    )?
+    .lines()
+    .map(str::to_string)
+    .collect();
+    names.extend(
+        git_text(None, &["ls-files", "--others", "--exclude-standard"])?
+            .lines()
+            .map(str::to_string),
+    );
+    let mut files: Vec<PathBuf> = names
+        .into_iter()
+        .map(|n| top.join(n))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
+/// A directory as it was at a git ref, written to a temporary directory that is removed when
+/// this is dropped.
+#[derive(Debug)]
+pub struct Snapshot {
+    dir: PathBuf,
+    /// The snapshot of the requested directory.
+    pub root: PathBuf,
+}
+
+impl Drop for Snapshot {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// `path` (a directory in a git work tree) as it was at `git_ref`; `None` when it did not
+/// exist there.
+pub fn snapshot(git_ref: &str, path: &Path) -> Result<Option<Snapshot>, String> {
+    let abs = std::fs::canonicalize(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let top = git_text(Some(&abs), &["rev-parse", "--show-toplevel"])?;
+    let top = std::fs::canonicalize(top.trim()).map_err(|e| e.to_string())?;
+    let rel = abs
+        .strip_prefix(&top)
+        .map_err(|_| {
+            format!(
+                "{} is not in the git work tree {}",
+                abs.display(),
+                top.display()
+            )
+        })?
+        .to_path_buf();
+    let rel_text = rel.to_string_lossy().into_owned();
+    let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", git_ref];
+    if !rel_text.is_empty() {
+        args.extend(["--", rel_text.as_str()]);
+    }
+    let listing = git(Some(&top), &args, None)?;
+    // `<mode> <type> <object>\t<path>\0`; regular files only (no links, no submodules).
+    let blobs: Vec<(String, String)> = listing
+        .split(|&b| b == 0)
+        .filter_map(|rec| {
+            let rec = std::str::from_utf8(rec).ok()?;
+            let (meta, name) = rec.split_once('\t')?;
+            let mut parts = meta.split(' ');
+            let (mode, kind, oid) = (parts.next()?, parts.next()?, parts.next()?);
+            (kind == "blob" && mode.starts_with("100")).then(|| (oid.to_string(), name.to_string()))
+        })
+        .collect();
+    if blobs.is_empty() {
+        return Ok(None);
+    }
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!("olmlint-baseline-{}-{stamp}", std::process::id()));
+    let snap = Snapshot {
+        root: dir.join(&rel),
+        dir,
+    };
+    let input: String = blobs.iter().map(|(oid, _)| format!("{oid}\n")).collect();
+    let contents = git(Some(&top), &["cat-file", "--batch"], Some(input.as_bytes()))?;
+    // Each object: `<object> <type> <size>\n<bytes>\n`.
+    let mut rest = contents.as_slice();
+    for (_, name) in &blobs {
+        let header_end = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or("git cat-file: truncated output")?;
+        let header =
+            String::from_utf8_lossy(rest.get(..header_end).unwrap_or_default()).into_owned();
+        let size: usize = header
+            .rsplit(' ')
+            .next()
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("git cat-file: unexpected header {header:?}"))?;
+        let body = rest
+            .get(header_end + 1..header_end + 1 + size)
+            .ok_or("git cat-file: truncated output")?;
+        let target = snap.dir.join(name);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        std::fs::write(&target, body).map_err(|e| format!("{}: {e}", target.display()))?;
+        rest = rest.get(header_end + 2 + size..).unwrap_or(&[]);
+    }
+    Ok(Some(snap))
+}
