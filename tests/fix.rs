@@ -153,10 +153,7 @@ fn unsafe_fixes_need_the_flag() {
     );
     let out = fixes_to("yaml", &before, &after, &["--unsafe-fixes"]);
     let err = stderr(&out);
-    assert!(
-        err.contains("OLM005 quote the scalar (it stops being the number 4.2)"),
-        "{err}"
-    );
+    assert!(err.contains("OLM710 quote 4.20"), "{err}");
     assert!(
         err.contains("OLM208 rewrite as an `olm.constraint`"),
         "{err}"

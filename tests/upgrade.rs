@@ -318,23 +318,27 @@ fn changed_since_uses_the_catalog_at_the_ref_as_baseline() {
         &["1.0.0", "1.2.0"],
     );
     write(dir.path(), "catalog/foo/catalog.yaml", &new);
-    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args([
-            "lint",
-            "--changed-since",
-            "HEAD",
-            "--no-config",
-            "-f",
-            "json",
-            "-q",
-            "catalog",
-        ])
-        .current_dir(dir.path())
-        .env("GIT_CONFIG_GLOBAL", &gitconfig)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    let d = findings(&out);
+    let lint = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args([
+                "lint",
+                "--changed-since",
+                "HEAD",
+                "--no-config",
+                "-f",
+                "json",
+                "-q",
+            ])
+            .args(extra)
+            .arg("catalog")
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_GLOBAL", &gitconfig)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap();
+        findings(&out)
+    };
+    let d = lint(&[]);
     assert_eq!(rules(&d), ["OLM704"], "{d:#?}");
     assert!(d[0]["message"]
         .as_str()
@@ -342,23 +346,5 @@ fn changed_since_uses_the_catalog_at_the_ref_as_baseline() {
         .starts_with("foo.v1.1.0 was removed from channel stable"));
     // An explicit --baseline wins over the ref's version.
     write(dir.path(), "same/foo/catalog.yaml", &new);
-    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args([
-            "lint",
-            "--changed-since",
-            "HEAD",
-            "--baseline",
-            "same",
-            "--no-config",
-            "-f",
-            "json",
-            "-q",
-            "catalog",
-        ])
-        .current_dir(dir.path())
-        .env("GIT_CONFIG_GLOBAL", &gitconfig)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(findings(&out).is_empty());
+    assert!(lint(&["--baseline", "same"]).is_empty());
 }
