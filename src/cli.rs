@@ -158,7 +158,6 @@ pub struct LintArgs {
 /// How many times `--fix` re-lints and fixes again (a fix can uncover another).
 const MAX_FIX_PASSES: usize = 8;
 
-/// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
 /// The OLM generation a catalog must work with (`--target`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Target {
@@ -168,6 +167,7 @@ pub enum Target {
     Olmv1,
 }
 
+/// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
 pub fn main() -> i32 {
     restore_sigpipe();
     // Deep documents are legal up to 10 000 levels; give the pipeline room.

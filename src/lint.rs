@@ -176,16 +176,11 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             .as_ref()
             .zip(baseline_index.as_ref())
             .map(|(cat, index)| {
-                let mut sources = vec![crate::model::resolution::Source {
-                    name: opts
-                        .baseline
-                        .as_ref()
-                        .map_or(String::new(), |p| p.display().to_string()),
-                    catalog: cat,
-                    index,
-                    priority: i64::MAX,
-                }];
-                sources.extend(context_sources(&context, &context_index));
+                let name = opts
+                    .baseline
+                    .as_ref()
+                    .map_or(String::new(), |p| p.display().to_string());
+                let sources = sources(name, cat, index, &context, &context_index);
                 let resolution = crate::timings::phase("baseline resolution", || {
                     crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)
                 });
@@ -219,13 +214,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 .iter()
                 .find(|f| f.scope == scope)
                 .map_or(String::new(), |f| f.source.display.clone());
-            let mut sources = vec![crate::model::resolution::Source {
-                name,
-                catalog: &catalog,
-                index: &index,
-                priority: i64::MAX,
-            }];
-            sources.extend(context_sources(&context, &context_index));
+            let sources = sources(name, &catalog, &index, &context, &context_index);
             let resolution = crate::timings::phase("resolution", || {
                 crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)
             });
@@ -241,6 +230,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 scope,
                 complete: std::sync::OnceLock::new(),
                 baseline: baseline.as_ref(),
+                provided: &provided,
             };
             diags.extend(check::run(&ctx));
             (
@@ -286,25 +276,36 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     })
 }
 
-/// The `--context` catalogs as resolution sources, earlier ones preferred.
-fn context_sources<'c, 'a>(
+/// A catalog as the resolver sees it: itself first (the depender's own catalog), then the
+/// `--context` catalogs, earlier ones preferred.
+fn sources<'c, 'a>(
+    name: String,
+    catalog: &'c crate::model::Catalog<'a>,
+    index: &'c crate::model::index::Index<'a>,
     context: &'c [(String, crate::model::Catalog<'a>)],
-    index: &'c [crate::model::index::Index<'a>],
+    context_index: &'c [crate::model::index::Index<'a>],
 ) -> Vec<crate::model::resolution::Source<'c, 'a>> {
+    let own = crate::model::resolution::Source {
+        name,
+        catalog,
+        index,
+        priority: i64::MAX,
+    };
     let n = context.len() as i64;
-    context
-        .iter()
-        .zip(index)
-        .enumerate()
-        .map(
-            |(i, ((name, catalog), index))| crate::model::resolution::Source {
-                name: name.clone(),
-                catalog,
-                index,
-                priority: n - i as i64,
-            },
-        )
-        .collect()
+    let rest =
+        context
+            .iter()
+            .zip(context_index)
+            .enumerate()
+            .map(
+                |(i, ((name, catalog), index))| crate::model::resolution::Source {
+                    name: name.clone(),
+                    catalog,
+                    index,
+                    priority: n - i as i64,
+                },
+            );
+    std::iter::once(own).chain(rest).collect()
 }
 
 /// Fixes are edits of file text; a finding inside an embedded document (a CSV's

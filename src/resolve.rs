@@ -170,10 +170,7 @@ fn answer(
             }
         }
     }
-    let sub = subscriptions.first().cloned().unwrap_or(Subscription {
-        name: String::new(),
-        candidates: vec![],
-    });
+    let requested: &[EntryId] = subscriptions.first().map_or(&[], |s| &s.candidates);
     let res =
         sat::resolve_subscriptions(problem, &subscriptions, &installed_ids, Budget::default());
     let name_of = |id: EntryId| {
@@ -188,7 +185,7 @@ fn answer(
             installed.dedup();
             let bundle = chosen
                 .iter()
-                .find(|c| sub.candidates.contains(c))
+                .find(|c| requested.contains(c))
                 .map(|&c| name_of(c));
             let tree = res
                 .choices
@@ -308,14 +305,9 @@ fn subscription_candidates(
         let Some((installed, _)) = sub.current else {
             return true;
         };
-        edges.get(&(channel, bundle)).is_some_and(|e| {
-            e.replaces.is_some_and(|x| x.value == installed)
-                || e.skips.iter().any(|x| x.value == installed)
-                || e.skip_range
-                    .and_then(|x| crate::semantics::range::parse(x.value).ok())
-                    .zip(current_version.as_ref())
-                    .is_some_and(|(range, v)| range.contains(v))
-        })
+        edges
+            .get(&(channel, bundle))
+            .is_some_and(|e| e.offers_upgrade_from(installed, current_version.as_ref()))
     };
     let package_known = problem
         .entries

@@ -3,7 +3,7 @@
 //! OLM501 bundle-uninstallable, OLM503 no-candidates, OLM504 conflicting-dependencies,
 //! OLM505 broken-candidate, OLM506 sat-budget.
 
-use super::Ctx;
+use super::{name_location, Ctx};
 use crate::diag::{Diagnostic, Location};
 use crate::model::resolution::{BundleDep, Resolution};
 use crate::model::Bundle;
@@ -117,21 +117,14 @@ fn regression(
     if with.is_empty() {
         d.related.push(crate::diag::Related {
             message: "in the baseline OLM installed it alone".into(),
-            location: Some(name_loc(base.catalog.bundles.get(old).unwrap_or(b))),
+            location: Some(name_location(base.catalog.bundles.get(old).unwrap_or(b))),
         });
     }
     for x in with {
         d.related.push(crate::diag::Related {
             message: format!("in the baseline OLM installed it with {}", x.name()),
-            location: Some(name_loc(x)),
+            location: Some(name_location(x)),
         });
-    }
-}
-
-fn name_loc(b: &Bundle<'_>) -> Location {
-    Location {
-        file: b.doc.file,
-        span: b.name.map_or(b.doc.node.span, |n| n.node.span),
     }
 }
 
@@ -165,7 +158,7 @@ fn uninstallable(
     out: &mut Vec<Diagnostic>,
 ) {
     let starts = r.bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]);
-    let loc = name_loc(b);
+    let loc = name_location(b);
     let (pkg, name) = (Some(b.package()), Some(b.name()));
     let mut d = match verdict {
         Verdict::BudgetExceeded => {
@@ -244,7 +237,7 @@ fn uninstallable(
                                     "{} provides {gvk}; only one provider may be installed",
                                     x.name()
                                 ),
-                                Some(name_loc(x)),
+                                Some(name_location(x)),
                             );
                         }
                     }
@@ -252,7 +245,7 @@ fn uninstallable(
                 CoreItem::AtMostOnePackage { package, entries } => {
                     for e in entries {
                         if let Some((_, x)) = entry_bundle(ctx, r, *e) {
-                            d = d.related(format!("{} is in package {package}; only one bundle per package may be installed", x.name()), Some(name_loc(x)));
+                            d = d.related(format!("{} is in package {package}; only one bundle per package may be installed", x.name()), Some(name_location(x)));
                         }
                     }
                 }
@@ -263,7 +256,7 @@ fn uninstallable(
                                 "{} is deprecated (olm.deprecated), so OLM never installs it",
                                 x.name()
                             ),
-                            Some(name_loc(x)),
+                            Some(name_location(x)),
                         );
                     }
                 }
@@ -414,7 +407,7 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
     });
     // An empty `any` can never match: OLM206 says why.
     let empty_any = matches!(pred, Pred::Any(ps) if ps.is_empty());
-    if !d.candidates.is_empty() || self_ok || empty_any || provided_elsewhere(ctx, pred) {
+    if !d.candidates.is_empty() || self_ok || empty_any || ctx.provided.covers(pred) {
         return;
     }
     let Some(p) = b.properties.get(d.property) else {
@@ -457,22 +450,6 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
                 None => "OLM fails with \"constraints not satisfiable\". If the dependency comes from another catalog, add it with `context:` or declare it under `provided:` in .olmlint.yaml.".to_string(),
             }),
     );
-}
-
-fn provided_elsewhere(ctx: &Ctx<'_>, pred: &Pred) -> bool {
-    let pkgs = pred.required_packages().is_some_and(|p| {
-        p.iter()
-            .any(|n| ctx.config.provided_packages.iter().any(|x| x == n))
-    });
-    let gvks = pred.required_gvks().is_some_and(|g| {
-        g.iter().any(|(g, v, k)| {
-            ctx.config
-                .provided_gvks
-                .iter()
-                .any(|x| *x == format!("{g}/{v}/{k}"))
-        })
-    });
-    pkgs || gvks
 }
 
 /// What exists close to a package or GVK requirement.

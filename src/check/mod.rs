@@ -19,7 +19,7 @@ use crate::config::Config;
 use crate::diag::Diagnostic;
 use crate::load::LoadedFile;
 use crate::model::index::Index;
-use crate::model::resolution::Resolution;
+use crate::model::resolution::{Provided, Resolution};
 use crate::model::Catalog;
 
 pub struct Ctx<'a> {
@@ -37,6 +37,16 @@ pub struct Ctx<'a> {
     pub complete: std::sync::OnceLock<bool>,
     /// The previous version of the catalog (`--baseline`), for the upgrade-safety rules.
     pub baseline: Option<&'a Baseline<'a>>,
+    /// What other catalogs provide (`provided:` in the configuration).
+    pub provided: &'a Provided,
+}
+
+/// Where a finding about a bundle as a whole goes: its `name`.
+pub fn name_location(b: &crate::model::Bundle<'_>) -> crate::diag::Location {
+    crate::diag::Location {
+        file: b.doc.file,
+        span: b.name.map_or(b.doc.node.span, |n| n.node.span),
+    }
 }
 
 /// The previous version of the linted catalog, modelled and resolved like it (with the same
@@ -52,16 +62,14 @@ pub struct Baseline<'a> {
 impl<'a> Baseline<'a> {
     /// A bundle by its baseline resolution index.
     pub fn bundle(&self, bi: usize) -> Option<&'a crate::model::Bundle<'a>> {
-        let &(source, local) = self.resolution.home.get(bi)?;
-        self.catalogs.get(source)?.bundles.get(local)
+        self.resolution.bundle_in(self.catalogs, bi)
     }
 }
 
 impl<'a> Ctx<'a> {
     /// A bundle by its resolution index (which may be in a context catalog).
     pub fn bundle(&self, bi: usize) -> Option<&'a crate::model::Bundle<'a>> {
-        let &(source, local) = self.resolution.home.get(bi)?;
-        self.catalogs.get(source)?.bundles.get(local)
+        self.resolution.bundle_in(self.catalogs, bi)
     }
 
     /// False when some document failed to parse: findings that something is *missing*

@@ -5,13 +5,12 @@
 //! Identity across the two versions: a bundle is (package, name), a channel (package, name).
 //! Findings are placed in the linted catalog; related locations may point into the baseline.
 
-use super::{Baseline, Ctx};
+use super::{name_location, Baseline, Ctx};
 use crate::diag::{Diagnostic, Location};
-use crate::model::resolution::{runtime_of, BundleDep, Provided, Resolution};
+use crate::model::resolution::{runtime_of, BundleDep, Resolution};
 use crate::model::{Bundle, Channel};
 use crate::semantics::cel;
 use crate::semantics::constraint::predicate::{Facts, Pred};
-use crate::semantics::range;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A GVK as (group, version, kind).
@@ -44,12 +43,8 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             })
         })
         .collect();
-    let provided = Provided {
-        packages: ctx.config.provided_packages.clone(),
-        gvks: ctx.config.provided_gvks.clone(),
-    };
-    api_removed(ctx, base, &new_heads, &moved, &provided, out);
-    deadlocks(ctx, base, &moved, &provided, out);
+    api_removed(ctx, base, &new_heads, &moved, out);
+    deadlocks(ctx, base, &moved, out);
     removed_bundles(ctx, base, &old_heads, &new_heads, out);
 }
 
@@ -96,19 +91,19 @@ fn positive_gvks(pred: &Pred, out: &mut Vec<Gvk>) {
     }
 }
 
-fn name_loc(b: &Bundle<'_>) -> Location {
-    Location {
-        file: b.doc.file,
-        span: b.name.map_or(b.doc.node.span, |n| n.node.span),
-    }
-}
-
 fn property_loc(b: &Bundle<'_>, property: usize) -> Option<Location> {
     let p = b.properties.get(property)?;
     Some(Location {
         file: p.file,
         span: p.span(),
     })
+}
+
+/// Whether bundle `bi` is among a dependency's eligible candidates.
+fn has_candidate(r: &Resolution, d: &BundleDep, bi: usize) -> bool {
+    d.candidates
+        .iter()
+        .any(|&e| r.entry_bundle.get(e as usize) == Some(&bi))
 }
 
 /// Packages of a dependency's eligible candidates.
@@ -125,7 +120,6 @@ fn api_removed(
     base: &Baseline<'_>,
     new_heads: &BTreeMap<(String, String), usize>,
     moved: &[Moved],
-    provided: &Provided,
     out: &mut Vec<Diagnostic>,
 ) {
     let r = ctx.resolution;
@@ -165,7 +159,7 @@ fn api_removed(
                 if q.package() == m.package
                     || !matches(r, pred, old_f, old_b)
                     || matches(r, pred, new_f, new_b)
-                    || provided.covers(pred)
+                    || ctx.provided.covers(pred)
                     || candidate_packages(r, d).any(|p| p != m.package)
                 {
                     continue;
@@ -180,7 +174,7 @@ fn api_removed(
             let names: Vec<&str> = dependents.iter().map(|(q, _)| q.name()).collect();
             let mut packages: Vec<&str> = dependents.iter().map(|(q, _)| q.package()).collect();
             packages.dedup();
-            let loc = name_loc(new_b);
+            let loc = name_location(new_b);
             let mut d = Diagnostic::new(
                 "OLM701",
                 format!(
@@ -212,11 +206,13 @@ fn api_removed(
             }
             let provider = old_b.properties_of("olm.gvk").find(|p| {
                 p.value.as_deref().is_some_and(|v| {
-                    v.get("kind").and_then(|k| k.as_str()) == Some(kind.as_str())
-                        && v.get("version").and_then(|k| k.as_str()) == Some(version.as_str())
+                    let field = |k: &str| v.get(k).and_then(|x| x.as_str());
+                    field("group") == Some(group.as_str())
+                        && field("version") == Some(version.as_str())
+                        && field("kind") == Some(kind.as_str())
                 })
             });
-            let at = provider.map_or(name_loc(old_b), |p| Location {
+            let at = provider.map_or(name_location(old_b), |p| Location {
                 file: p.file,
                 span: p.span(),
             });
@@ -231,13 +227,7 @@ fn api_removed(
 
 /// OLM702: two packages whose new heads need each other's new APIs while their old heads
 /// ran together, so neither can be upgraded alone.
-fn deadlocks(
-    ctx: &Ctx<'_>,
-    base: &Baseline<'_>,
-    moved: &[Moved],
-    provided: &Provided,
-    out: &mut Vec<Diagnostic>,
-) {
+fn deadlocks(ctx: &Ctx<'_>, base: &Baseline<'_>, moved: &[Moved], out: &mut Vec<Diagnostic>) {
     let r = ctx.resolution;
     let by_new: HashMap<usize, &Moved> = moved.iter().map(|m| (m.new, m)).collect();
     let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
@@ -257,7 +247,7 @@ fn deadlocks(
                 if !seen.insert(pair) {
                     continue;
                 }
-                if let Some(f) = deadlock(ctx, base, p, q, provided) {
+                if let Some(f) = deadlock(ctx, base, p, q) {
                     out.push(f);
                 }
             }
@@ -267,50 +257,34 @@ fn deadlocks(
 
 /// A dependency of `of` (now) that only `by`'s new head meets: not `of` itself, not `by`'s
 /// old head, no third package, nothing `provided:`. Returns its description.
-fn only_met_by_new(
-    ctx: &Ctx<'_>,
-    base: &Baseline<'_>,
-    of: &Moved,
-    by: &Moved,
-    provided: &Provided,
-) -> Option<String> {
+fn only_met_by_new(ctx: &Ctx<'_>, base: &Baseline<'_>, of: &Moved, by: &Moved) -> Option<String> {
     let r = ctx.resolution;
     let (of_b, of_f) = (ctx.bundle(of.new)?, r.facts.get(of.new)?);
     let (by_old_b, by_old_f) = (base.bundle(by.old)?, base.resolution.facts.get(by.old)?);
     r.deps.get(of.new)?.iter().find_map(|d| {
         let pred = d.pred.as_ref()?;
-        let met_by_new = d
-            .candidates
-            .iter()
-            .any(|&e| r.entry_bundle.get(e as usize) == Some(&by.new));
-        let only = met_by_new
+        let only = has_candidate(r, d, by.new)
             && !matches(r, pred, of_f, of_b)
             && !matches(r, pred, by_old_f, by_old_b)
-            && !provided.covers(pred)
+            && !ctx.provided.covers(pred)
             && candidate_packages(r, d).all(|p| p == by.package);
         only.then(|| pred.describe())
     })
 }
 
-fn deadlock(
-    ctx: &Ctx<'_>,
-    base: &Baseline<'_>,
-    p: &Moved,
-    q: &Moved,
-    provided: &Provided,
-) -> Option<Diagnostic> {
+fn deadlock(ctx: &Ctx<'_>, base: &Baseline<'_>, p: &Moved, q: &Moved) -> Option<Diagnostic> {
     let r = ctx.resolution;
     // 1. Each new head has a dependency only the other's new head meets.
-    let p_needs = only_met_by_new(ctx, base, p, q, provided)?;
-    let q_needs = only_met_by_new(ctx, base, q, p, provided)?;
+    let p_needs = only_met_by_new(ctx, base, p, q)?;
+    let q_needs = only_met_by_new(ctx, base, q, p)?;
     // 2. The old heads ran together: one of them had the other as a candidate.
     let br = base.resolution;
     let depends = |a: usize, b: usize| {
-        br.deps.get(a).into_iter().flatten().any(|d| {
-            d.candidates
-                .iter()
-                .any(|&e| br.entry_bundle.get(e as usize) == Some(&b))
-        })
+        br.deps
+            .get(a)
+            .into_iter()
+            .flatten()
+            .any(|d| has_candidate(br, d, b))
     };
     if !depends(p.old, q.old) && !depends(q.old, p.old) {
         return None;
@@ -325,7 +299,7 @@ fn deadlock(
                 ctx.bundle(x)
                     .zip(r.facts.get(x))
                     .is_some_and(|(b, f)| matches(r, pred, f, b))
-            }) || provided.covers(pred)
+            }) || ctx.provided.covers(pred)
                 || !d.candidates.is_empty();
             if !met {
                 return None;
@@ -340,7 +314,7 @@ fn deadlock(
     };
     let (a_new, b_new) = (ctx.bundle(first.new)?, ctx.bundle(second.new)?);
     let (a_old, b_old) = (base.bundle(first.old)?, base.bundle(second.old)?);
-    let loc = name_loc(a_new);
+    let loc = name_location(a_new);
     Some(
         Diagnostic::new(
             "OLM702",
@@ -357,7 +331,7 @@ fn deadlock(
         .package(Some(a_new.package()))
         .bundle(Some(a_new.name()))
         .help("OLM will not upgrade one of them alone (the \"version deadlock\" case of its dependency-resolution docs), so a cluster where either update is held back (manual approval, a pinned version, a catalog that ships one update later) is stuck on both. Let one new bundle keep providing or accepting the old API for one release.")
-        .related(format!("{} needs {}", b_new.name(), a_new.name()), Some(name_loc(b_new))),
+        .related(format!("{} needs {}", b_new.name(), a_new.name()), Some(name_location(b_new))),
     )
 }
 
@@ -395,14 +369,9 @@ fn removed_bundles(
                 .and_then(|&bi| base.resolution.facts.get(bi))
                 .and_then(|f| f.version.clone());
             let offers = |c: &Channel<'_>| {
-                c.entries.iter().any(|e| {
-                    e.replaces.is_some_and(|r| r.value == x.name())
-                        || e.skips.iter().any(|s| s.value == x.name())
-                        || e.skip_range
-                            .and_then(|r| range::parse(r.value).ok())
-                            .zip(version.as_ref())
-                            .is_some_and(|(r, v)| r.contains(v))
-                })
+                c.entries
+                    .iter()
+                    .any(|e| e.offers_upgrade_from(x.name(), version.as_ref()))
             };
             let was_head = old_head == Some(x.name());
             // Entries that were stranded already are OLM111's business in the baseline.

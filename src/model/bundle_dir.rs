@@ -307,9 +307,7 @@ fn load_one<'a>(
             .enumerate()
         {
             let p = format!("/dependencies/{i}");
-            let ty = item
-                .get("type")
-                .and_then(|t| t.as_str().map(|s| Str { value: s, node: t }));
+            let ty = str_at(item, &["type"]);
             let Some(value) = item.get("value") else {
                 continue;
             };
@@ -342,50 +340,30 @@ fn load_one<'a>(
             }
         }
     }
-    let props = meta_docs
-        .iter()
-        .find(|d| d.node.get("properties").and_then(Node::as_seq).is_some());
-    if let Some(d) = props {
-        for (i, item) in d
-            .node
-            .get("properties")
-            .and_then(Node::as_seq)
-            .unwrap_or(&[])
-            .iter()
-            .enumerate()
-        {
-            let ty = item
-                .get("type")
-                .and_then(|t| t.as_str().map(|s| Str { value: s, node: t }));
+    // properties.yaml, then the CSV's `olm.properties` annotation: opm appends the entries of
+    // both, or drops all of the annotation's (logging a warning) when it does not decode (§2.2).
+    let props = meta_docs.iter().find_map(|d| {
+        let items = d.node.get("properties")?.as_seq()?;
+        Some((d.file, items, None))
+    });
+    let annotation = csv.and_then(|c| {
+        let root = parse_properties_annotation(files.get(c.file)?, properties_annotation(c.node)?);
+        Some((
+            c.file,
+            root.as_ref().ok()?.as_seq()?,
+            Some(ANNOTATION_POINTER),
+        ))
+    });
+    for (file, items, pointer) in [props, annotation].into_iter().flatten() {
+        for (i, item) in items.iter().enumerate() {
             if let Some(value) = item.get("value") {
                 push(
-                    d.file,
+                    file,
                     Some(item),
-                    ty,
+                    str_at(item, &["type"]),
                     Cow::Borrowed(value),
-                    format!("/properties/{i}"),
+                    pointer.map_or_else(|| format!("/properties/{i}"), str::to_string),
                 );
-            }
-        }
-    }
-    // The CSV's `olm.properties` annotation: opm appends its entries, or drops all of them
-    // (logging a warning) when it does not decode (spec §2.2).
-    let annotation = csv.and_then(|c| Some((files.get(c.file)?, properties_annotation(c.node)?)));
-    if let Some((file, node)) = annotation {
-        if let Ok(root) = parse_properties_annotation(file, node) {
-            for item in root.as_seq().unwrap_or(&[]) {
-                let ty = item
-                    .get("type")
-                    .and_then(|t| t.as_str().map(|s| Str { value: s, node: t }));
-                if let Some(value) = item.get("value") {
-                    push(
-                        anchor.file,
-                        Some(item),
-                        ty,
-                        Cow::Borrowed(value),
-                        ANNOTATION_POINTER.into(),
-                    );
-                }
             }
         }
     }

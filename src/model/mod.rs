@@ -47,6 +47,18 @@ impl<'a> ChannelEntry<'a> {
     pub fn name(&self) -> &'a str {
         self.name.map_or("", |n| n.value)
     }
+
+    /// Whether OLM offers this entry to a cluster running `installed` (at `version`): its
+    /// `replaces` or `skips` name it, or its `skipRange` contains the version (§3.4 step 4).
+    pub fn offers_upgrade_from(&self, installed: &str, version: Option<&semver::Version>) -> bool {
+        self.replaces.is_some_and(|r| r.value == installed)
+            || self.skips.iter().any(|s| s.value == installed)
+            || self
+                .skip_range
+                .and_then(|r| crate::semantics::range::parse(r.value).ok())
+                .zip(version)
+                .is_some_and(|(r, v)| r.contains(v))
+    }
 }
 
 #[derive(Debug)]

@@ -264,6 +264,18 @@ pub struct Resolution {
     pub facts: Vec<Facts>,
 }
 
+impl Resolution {
+    /// A bundle by its resolution index, in `catalogs` (the resolution's sources, in order).
+    pub fn bundle_in<'c, 'a>(
+        &self,
+        catalogs: &[&'c Catalog<'a>],
+        bi: usize,
+    ) -> Option<&'c Bundle<'a>> {
+        let &(source, local) = self.home.get(bi)?;
+        catalogs.get(source)?.bundles.get(local)
+    }
+}
+
 /// OLM's `sortChannel`: the replaces chain from the unique head, skipped entries dropped.
 fn sort_channel(
     entries: &[(&str, Option<&str>, Vec<&str>)],

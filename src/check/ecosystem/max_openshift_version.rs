@@ -23,7 +23,8 @@ pub fn check(ctx: &Ctx<'_>, b: &Bundle<'_>, out: &mut Vec<Diagnostic>) {
         let Some(value) = p.value.as_deref() else {
             continue;
         };
-        let shown = value_text(ctx, p, value);
+        let written = written_number(ctx, p, value);
+        let shown = value_text(value, written.as_ref());
         if let Some((earlier, earlier_shown)) = &first {
             out.push(
                 finding(b, p, format!("defining more than one {TYPE:?} property is not allowed: {BLOCKS} (values {earlier_shown} and {shown})"))
@@ -34,7 +35,7 @@ pub fn check(ctx: &Ctx<'_>, b: &Bundle<'_>, out: &mut Vec<Diagnostic>) {
             );
             continue;
         }
-        if let Some(d) = value_finding(ctx, b, p, value, &shown) {
+        if let Some(d) = value_finding(ctx, b, p, value, written, &shown) {
             out.push(d);
         }
         first = Some((p, shown));
@@ -50,20 +51,29 @@ fn finding(b: &Bundle<'_>, p: &Property<'_>, message: String) -> Diagnostic {
         .help(HELP)
 }
 
-/// How the value reads in its file: source text for numbers, JSON text otherwise.
-fn value_text(ctx: &Ctx<'_>, p: &Property<'_>, value: &Node) -> String {
+/// How the value reads: the written text for numbers, JSON text otherwise.
+fn value_text(value: &Node, written: Option<&Written<'_>>) -> String {
     match &value.value {
         Value::Number { .. } => {
-            number_source(ctx, p, value).map_or_else(|| value.display_scalar(), str::to_string)
+            written.map_or_else(|| value.display_scalar(), |w| w.text.to_string())
         }
         Value::String(s) => format!("{s:?}"),
         _ => value.canonical_json(),
     }
 }
 
+/// A number as written, and whether that text is JSON (YAML 1.1 reads numbers differently).
+struct Written<'f> {
+    text: &'f str,
+    json: bool,
+    /// Its own text in the file (not inside a CSV's `olm.properties` string), so a fix can
+    /// quote it.
+    in_file: bool,
+}
+
 /// The number as written in the file, or in the CSV's `olm.properties` string that holds it
 /// (`None` for derived values).
-fn number_source<'f>(ctx: &'f Ctx<'_>, p: &Property<'_>, value: &Node) -> Option<&'f str> {
+fn written_number<'f>(ctx: &'f Ctx<'_>, p: &Property<'_>, value: &Node) -> Option<Written<'f>> {
     let Value::Number { value: n, .. } = value.value else {
         return None;
     };
@@ -72,11 +82,22 @@ fn number_source<'f>(ctx: &'f Ctx<'_>, p: &Property<'_>, value: &Node) -> Option
     }
     let file = ctx.files.get(p.file)?;
     let written = match file.embedded.get().and_then(|e| e.source_of(value)) {
-        Some(inner) => inner,
-        None => file.source.text.get(value.span.start()..value.span.end())?,
-    }
-    .trim();
-    (written.parse::<f64>().ok() == Some(n)).then_some(written)
+        Some(inner) => Written {
+            text: inner.trim(),
+            json: true,
+            in_file: false,
+        },
+        None => Written {
+            text: file
+                .source
+                .text
+                .get(value.span.start()..value.span.end())?
+                .trim(),
+            json: file.format == Format::Json,
+            in_file: true,
+        },
+    };
+    (written.text.parse::<f64>().ok() == Some(n)).then_some(written)
 }
 
 fn value_finding(
@@ -84,10 +105,11 @@ fn value_finding(
     b: &Bundle<'_>,
     p: &Property<'_>,
     value: &Node,
+    written: Option<Written<'_>>,
     shown: &str,
 ) -> Option<Diagnostic> {
     match &value.value {
-        Value::Number { value: n, .. } => number_finding(ctx, b, p, value, *n, shown),
+        Value::Number { value: n, .. } => number_finding(ctx, b, p, value, *n, written),
         Value::String(s) => string_finding(b, p, s),
         _ => {
             let kind = match value.value {
@@ -126,28 +148,25 @@ fn number_finding(
     p: &Property<'_>,
     value: &Node,
     n: f64,
-    shown: &str,
+    source: Option<Written<'_>>,
 ) -> Option<Diagnostic> {
     let read = format_go_float(n);
-    let source = number_source(ctx, p, value);
-    let written = source.unwrap_or(&read);
-    // JSON text: a JSON file, or a CSV's `olm.properties` string.
-    let json = ctx.files.get(p.file).is_some_and(|f| {
-        f.format == Format::Json
-            || f.embedded
-                .get()
-                .is_some_and(|e| e.source_of(value).is_some())
-    });
-    let quote = |safe: bool| {
-        source.map(|_| Fix {
+    let written = source.as_ref().map_or(read.as_str(), |w| w.text);
+    let json = source.as_ref().map_or_else(
+        || {
+            ctx.files
+                .get(p.file)
+                .is_some_and(|f| f.format == Format::Json)
+        },
+        |w| w.json,
+    );
+    let with_fix = |d: Diagnostic, safe: bool| match &source {
+        Some(w) if w.in_file => d.fix(Fix {
             description: format!("quote {written}"),
             safe,
             edits: vec![Edit::quote(p.file, value.span)],
-        })
-    };
-    let with_fix = |d: Diagnostic, fix: Option<Fix>| match fix {
-        Some(f) => d.fix(f),
-        None => d,
+        }),
+        _ => d,
     };
     if is_major_minor(written) && written != read {
         let how = if json {
@@ -160,7 +179,7 @@ fn number_finding(
             p,
             format!("olm.maxOpenShiftVersion {written} is the number {read} ({how}): OLM blocks cluster upgrades past OpenShift {read} while this operator is installed"),
         );
-        return Some(with_fix(d, quote(false)));
+        return Some(with_fix(d, false));
     }
     if is_major_minor(written) {
         let d = finding(
@@ -169,7 +188,7 @@ fn number_finding(
             format!("olm.maxOpenShiftVersion {written} is a number, not a string: OLM reads it as {read} today, but the next value ending in 0 (4.20) silently becomes 4.2"),
         )
         .severity(Severity::Warning);
-        return Some(with_fix(d, quote(true)));
+        return Some(with_fix(d, true));
     }
     // Not `major.minor` as written: OLM v0 parses the float's text, OLM v1 rejects it.
     let v0 = match parse_tolerant(&read) {
@@ -178,7 +197,6 @@ fn number_finding(
         }
         Ok(_) | Err(_) => format!("OLM cannot use {read} ({BLOCKS})"),
     };
-    let _ = shown;
     Some(finding(
         b,
         p,

@@ -7,6 +7,7 @@ mod properties_annotation;
 
 use super::Ctx;
 use crate::diag::Diagnostic;
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Property types OLM v1's `NoDependencyValidation` refuses (olm-semantics §8).
@@ -16,9 +17,11 @@ const V1_REFUSED: [&str; 3] = ["olm.package.required", "olm.gvk.required", "olm.
 const CSV_METADATA_FROM: (u32, u32) = (4, 17);
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    // The OpenShift version of each file, looked up once (it costs a canonicalize).
+    let mut versions: HashMap<usize, Option<(u32, u32)>> = HashMap::new();
     for b in &ctx.catalog.bundles {
         olm_v1(b, out);
-        bundle_object(ctx, b, out);
+        bundle_object(ctx, b, &mut versions, out);
         max_openshift_version::check(ctx, b, out);
         properties_annotation::check(ctx, b, out);
     }
@@ -71,16 +74,21 @@ pub fn openshift_version(path: &Path) -> Option<(u32, u32)> {
 }
 
 /// OLM712: `olm.bundle.object` in a catalog for OpenShift 4.17 or later.
-fn bundle_object(ctx: &Ctx<'_>, b: &crate::model::Bundle<'_>, out: &mut Vec<Diagnostic>) {
+fn bundle_object(
+    ctx: &Ctx<'_>,
+    b: &crate::model::Bundle<'_>,
+    versions: &mut HashMap<usize, Option<(u32, u32)>>,
+    out: &mut Vec<Diagnostic>,
+) {
     let objects: Vec<_> = b.properties_of("olm.bundle.object").collect();
     let Some(first) = objects.first() else {
         return;
     };
-    let Some(file) = ctx.files.get(first.file) else {
-        return;
-    };
-    let path = std::fs::canonicalize(&file.source.path).unwrap_or(file.source.path.clone());
-    let Some((major, minor)) = openshift_version(&path) else {
+    let version = versions.entry(first.file).or_insert_with(|| {
+        let path = &ctx.files.get(first.file)?.source.path;
+        openshift_version(&std::fs::canonicalize(path).unwrap_or(path.clone()))
+    });
+    let Some((major, minor)) = *version else {
         return;
     };
     if (major, minor) < CSV_METADATA_FROM {
