@@ -132,6 +132,10 @@ pub struct LintArgs {
     /// (OLM701–704). With --changed-since, the version at REF is the baseline by default.
     #[arg(long, value_name = "OLD_CATALOG")]
     pub baseline: Option<PathBuf>,
+    /// The target cluster's properties and admin constraints (YAML/JSON, see rules/OLM720.md):
+    /// turns on OLM720, which reports bundles that cannot run there. Not an upstream OLM feature.
+    #[arg(long, value_name = "FILE")]
+    pub cluster_properties: Option<PathBuf>,
     /// A catalog dependencies may be satisfied from (repeatable): used as candidates for the
     /// installability checks, never linted. Earlier ones are preferred, after a bundle's own.
     #[arg(long, value_name = "PATH")]
@@ -305,6 +309,7 @@ fn lint(args: LintArgs) -> i32 {
         context: args.context.clone(),
         timeout: args.timeout,
         baseline: args.baseline.clone(),
+        cluster_properties: args.cluster_properties.clone(),
     };
     let mut opts = opts;
     if args.only_files {

@@ -32,6 +32,8 @@ pub struct Config {
     pub deadline: Option<std::time::Instant>,
     pub provided_packages: Vec<String>,
     pub provided_gvks: Vec<String>,
+    /// The target cluster file of OLM720 (`cluster-properties:`, relative to the config).
+    pub cluster_properties: Option<PathBuf>,
 }
 
 impl Config {
@@ -217,6 +219,9 @@ impl Config {
                 self.context.push(self.base.join(s));
             }
         }
+        if let Some(p) = root.get("cluster-properties").and_then(Node::as_str) {
+            self.cluster_properties = Some(self.base.join(p));
+        }
         if let Some(p) = root.get("provided") {
             let strs = |k: &str| -> Vec<String> {
                 p.get(k)
@@ -241,6 +246,14 @@ impl Config {
         } else {
             self.enabled.remove(rule);
             self.levels.insert(rule, None);
+        }
+    }
+
+    /// Switches an off-by-default rule on because its input was given, unless the
+    /// configuration or the command line turned it off explicitly.
+    pub fn enable_unless_off(&mut self, rule: &'static str) {
+        if self.levels.get(rule) != Some(&None) {
+            self.enabled.insert(rule);
         }
     }
 

@@ -28,6 +28,8 @@ pub struct Options {
     /// The previous version of the (single) linted catalog (`--baseline`): enables the
     /// upgrade-safety rules OLM701–704. Loaded like a context catalog, never linted.
     pub baseline: Option<PathBuf>,
+    /// The target cluster's properties and constraints (`--cluster-properties`): OLM720.
+    pub cluster_properties: Option<PathBuf>,
 }
 
 pub struct Outcome {
@@ -82,6 +84,27 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     if let Some(t) = opts.timeout {
         config.timeout = Some(t);
     }
+    let cluster_path = opts
+        .cluster_properties
+        .clone()
+        .or_else(|| config.cluster_properties.clone());
+    match &cluster_path {
+        Some(_) => config.enable_unless_off("OLM720"),
+        None if opts
+            .enable
+            .iter()
+            .any(|r| crate::rules::get(r).is_some_and(|x| x.id == "OLM720")) =>
+        {
+            return Err("OLM720 needs --cluster-properties FILE (or `cluster-properties:` in .olmlint.yaml): the target cluster's properties and constraints".into());
+        }
+        None => {}
+    }
+    let cluster_bytes = match &cluster_path {
+        Some(p) => Some(
+            std::fs::read(p).map_err(|e| format!("--cluster-properties {}: {e}", p.display()))?,
+        ),
+        None => None,
+    };
     config.deadline = config
         .timeout
         .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t.min(1e9)));
@@ -123,6 +146,16 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         .collect();
     let loaded = crate::timings::phase("load", || load::load(&all_paths, &config.limits));
     let mut files = loaded.files;
+    // The cluster file may live in the catalog tree; it is never catalog content.
+    if let Some(cp) = cluster_path
+        .as_ref()
+        .and_then(|p| std::fs::canonicalize(p).ok())
+    {
+        files.retain(|f| {
+            f.source.path.file_name() != cp.file_name()
+                || std::fs::canonicalize(&f.source.path).ok().as_ref() != Some(&cp)
+        });
+    }
     let mut diags: Vec<Diagnostic> = loaded
         .io_problems
         .iter()
@@ -143,6 +176,33 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             d
         }));
     }
+    let cluster = cluster_path.zip(cluster_bytes).map(|(path, bytes)| {
+        let mut file = load::parse_bytes(
+            load::display_path(&path),
+            path,
+            load::Role::Config,
+            bytes,
+            &config.limits,
+        );
+        // In no catalog: its syntax errors must not hold back any catalog's findings.
+        file.scope = usize::MAX;
+        let idx = files.len();
+        diags.extend(file.problems.iter().map(|p| {
+            Diagnostic::new("OLM011", format!("{}: {}", file.source.display, p.message))
+                .at(idx, p.span)
+                .help(p.help.clone())
+        }));
+        let root = file.docs.first().and_then(|d| d.root.as_ref());
+        let policy = crate::model::cluster::ClusterPolicy::read(
+            idx,
+            file.source.display.clone(),
+            root,
+            &file.source.text,
+            &mut diags,
+        );
+        files.push(file);
+        policy
+    });
     let provided = crate::model::resolution::Provided {
         packages: config.provided_packages.clone(),
         gvks: config.provided_gvks.clone(),
@@ -231,6 +291,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 complete: std::sync::OnceLock::new(),
                 baseline: baseline.as_ref(),
                 provided: &provided,
+                cluster: cluster.as_ref(),
             };
             diags.extend(check::run(&ctx));
             (

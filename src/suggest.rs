@@ -29,6 +29,16 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|(_, c)| c)
 }
 
+/// `hint` as the first sentence of a longer text: a full stop is added unless it already
+/// ends a sentence (`did you mean 'x'?`).
+pub fn lead(hint: &str) -> String {
+    if hint.ends_with(['.', '?', '!']) {
+        format!("{hint} ")
+    } else {
+        format!("{hint}. ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

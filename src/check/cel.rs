@@ -108,7 +108,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                         span_of(&e.span)
                     };
                     let help = match &e.suggestion {
-                        Some(s) => format!("{s}. {why}"),
+                        Some(s) => format!("{}{why}", crate::suggest::lead(s)),
                         None => why.to_string(),
                     };
                     let msg = if e.kind == CelErrorKind::NotBool {

@@ -39,6 +39,8 @@ pub struct Ctx<'a> {
     pub baseline: Option<&'a Baseline<'a>>,
     /// What other catalogs provide (`provided:` in the configuration).
     pub provided: &'a Provided,
+    /// The target cluster (`--cluster-properties`), for OLM720.
+    pub cluster: Option<&'a crate::model::cluster::ClusterPolicy>,
 }
 
 /// Where a finding about a bundle as a whole goes: its `name`.

@@ -3,6 +3,7 @@
 //! fields ignored, last duplicate wins) while keeping a reference to every source node.
 
 pub mod bundle_dir;
+pub mod cluster;
 mod decode;
 pub mod formats;
 pub mod index;

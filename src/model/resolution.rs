@@ -534,6 +534,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 channel: ch.to_string(),
                 catalog: source.name.clone(),
                 deprecated: deprecated.get(bi).copied().unwrap_or(false),
+                prohibited: None,
                 provides_gvks: gvks,
                 package_props: f
                     .map(|f| f.olm_packages.iter().map(|(n, _)| n.clone()).collect())

@@ -1,7 +1,9 @@
 //! Ecosystem foot-guns (OLM71x): OLM710 max-openshift-version (in its own module),
 //! OLM711 olm-v1-incompatible, OLM712 bundle-object-in-new-catalog, OLM713
-//! properties-annotation (in its own module).
+//! properties-annotation (in its own module); and OLM720 cluster-constraint, the opt-in
+//! policy check against a target cluster (in its own module).
 
+mod cluster_constraint;
 mod max_openshift_version;
 mod properties_annotation;
 
@@ -25,6 +27,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         max_openshift_version::check(ctx, b, out);
         properties_annotation::check(ctx, b, out);
     }
+    cluster_constraint::check(ctx, out);
 }
 
 /// OLM711: OLM v1 refuses any bundle with a dependency property, naming the first one.

@@ -5,7 +5,7 @@ use super::stdlib::{functions, lookup_global, FnDecl};
 use super::syntax::{find_token, ACCU_VAR};
 use super::types::FIRST_FRESH_VAR;
 use super::types::{instantiate, is_dyn, is_dyn_or_error, most_general, substitute, Mapping, Ty};
-use super::{CelError, CelErrorKind};
+use super::{CelError, CelErrorKind, Env};
 use cel_core::{BinaryOp, ComprehensionData, Expr, SpannedExpr, UnaryOp};
 use std::ops::Range;
 
@@ -14,6 +14,7 @@ pub(super) struct Checker<'a> {
     m: Mapping,
     next_var: u32,
     scopes: Vec<(String, Ty)>,
+    env: Env,
     pub errors: Vec<CelError>,
 }
 
@@ -43,12 +44,13 @@ fn qualified_name(e: &SpannedExpr) -> Option<String> {
 }
 
 impl<'a> Checker<'a> {
-    pub(super) fn new(rule: &'a str) -> Self {
+    pub(super) fn new(rule: &'a str, env: Env) -> Self {
         Checker {
             rule,
             m: Mapping::default(),
             next_var: FIRST_FRESH_VAR,
             scopes: Vec::new(),
+            env,
             errors: Vec::new(),
         }
     }
@@ -79,7 +81,7 @@ impl<'a> Checker<'a> {
             Expr::String(_) => Ty::String,
             Expr::Bytes(_) => Ty::Bytes,
             Expr::Ident(name) => self.check_ident(name, e),
-            Expr::RootIdent(name) => match lookup_global(name) {
+            Expr::RootIdent(name) => match lookup_global(name, self.env) {
                 Some(t) => t,
                 None => {
                     self.errors
@@ -136,7 +138,7 @@ impl<'a> Checker<'a> {
             Expr::Member { expr, field, .. } => {
                 if let Some(q) = qualified_name(e) {
                     if !self.leftmost_is_local(e) {
-                        if let Some(t) = lookup_global(&q) {
+                        if let Some(t) = lookup_global(&q, self.env) {
                             return t;
                         }
                     }
@@ -182,7 +184,7 @@ impl<'a> Checker<'a> {
                 return t.clone();
             }
         }
-        if let Some(t) = lookup_global(name) {
+        if let Some(t) = lookup_global(name, self.env) {
             return t;
         }
         self.errors.push(undeclared(name, e.span.clone()));

@@ -24,6 +24,17 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
+/// The variables a rule sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Env {
+    /// OLM's own environment: `properties` only.
+    #[default]
+    Olm,
+    /// olmlint's cluster constraints (OLM720, not an upstream feature): OLM's environment
+    /// plus `cluster: list(map(string, any))`, the target cluster's `{type, value}` properties.
+    Cluster,
+}
+
 /// Category of a compile error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CelErrorKind {
@@ -150,6 +161,11 @@ fn on_big_stack<T: Send>(needed: usize, f: impl FnOnce() -> T + Send) -> Option<
 
 /// Parses and type-checks `rule` in OLM's CEL environment.
 pub fn compile(rule: &str) -> Result<CompiledRule, Vec<CelError>> {
+    compile_in(rule, Env::Olm)
+}
+
+/// [`compile`] in the given environment.
+pub fn compile_in(rule: &str, env: Env) -> Result<CompiledRule, Vec<CelError>> {
     let code_points = rule.chars().count();
     if code_points > limits::MAX_CODE_POINTS {
         let at = rule
@@ -208,14 +224,16 @@ pub fn compile(rule: &str) -> Result<CompiledRule, Vec<CelError>> {
         });
     }
     let result = if scan.stack_estimate > INLINE_STACK {
-        on_big_stack(scan.stack_estimate, || compile_inner(src, pre_errors)).unwrap_or_else(|| {
-            Err(vec![limit(
-                "expression too deeply nested".to_string(),
-                0..rule.len(),
-            )])
-        })
+        on_big_stack(scan.stack_estimate, || compile_inner(src, pre_errors, env)).unwrap_or_else(
+            || {
+                Err(vec![limit(
+                    "expression too deeply nested".to_string(),
+                    0..rule.len(),
+                )])
+            },
+        )
     } else {
-        compile_inner(src, pre_errors)
+        compile_inner(src, pre_errors, env)
     };
     result.map(|inner| CompiledRule {
         inner: Arc::new(inner),
@@ -226,32 +244,37 @@ fn finish_errors(
     rule: &str,
     mut errors: Vec<CelError>,
     result_type: Option<&str>,
+    env: Env,
 ) -> Vec<CelError> {
     errors.sort_by_key(|e| (e.span.start, e.span.end));
     for e in errors.iter_mut() {
-        suggest::attach(rule, e, result_type);
+        suggest::attach(rule, e, result_type, env);
     }
     errors
 }
 
-fn compile_inner(rule: &str, mut errors: Vec<CelError>) -> Result<Compiled, Vec<CelError>> {
+fn compile_inner(
+    rule: &str,
+    mut errors: Vec<CelError>,
+    env: Env,
+) -> Result<Compiled, Vec<CelError>> {
     let ast = match syntax::parse(rule) {
         Ok(ast) => ast,
         Err(e) => {
             errors.extend(e);
-            return Err(finish_errors(rule, errors, None));
+            return Err(finish_errors(rule, errors, None, env));
         }
     };
     let mut norm = syntax::Normalizer::new(rule);
     let ast = norm.run(ast);
     errors.append(&mut norm.errors);
     if !errors.is_empty() {
-        return Err(finish_errors(rule, errors, None));
+        return Err(finish_errors(rule, errors, None, env));
     }
-    let mut checker = check::Checker::new(rule);
+    let mut checker = check::Checker::new(rule, env);
     let ty = checker.check_root(&ast);
     if !checker.errors.is_empty() {
-        return Err(finish_errors(rule, checker.errors, None));
+        return Err(finish_errors(rule, checker.errors, None, env));
     }
     if ty != types::Ty::Bool {
         let err = CelError {
@@ -260,7 +283,7 @@ fn compile_inner(rule: &str, mut errors: Vec<CelError>) -> Result<Compiled, Vec<
             span: 0..rule.len(),
             suggestion: None,
         };
-        return Err(finish_errors(rule, vec![err], Some(&ty.to_string())));
+        return Err(finish_errors(rule, vec![err], Some(&ty.to_string()), env));
     }
     let mut literals = Vec::new();
     collect_type_literals(&ast, &mut literals);
@@ -491,8 +514,21 @@ impl Input {
 
 /// [`eval`] on a prepared [`Input`].
 pub fn eval_input(rule: &CompiledRule, input: &Input, budget: u64) -> Result<bool, EvalError> {
+    eval_in(rule, input, None, budget)
+}
+
+/// Evaluates a rule compiled in [`Env::Cluster`]: `cluster` holds the cluster's properties.
+pub fn eval_in(
+    rule: &CompiledRule,
+    input: &Input,
+    cluster: Option<&Input>,
+    budget: u64,
+) -> Result<bool, EvalError> {
     let mut act = MapActivation::new();
     act.insert("properties", input.0.clone());
+    if let Some(c) = cluster {
+        act.insert("cluster", c.0.clone());
+    }
     let compiled = &rule.inner;
     let run = || {
         runtime::with_budget(budget, || {

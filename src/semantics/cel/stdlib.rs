@@ -177,11 +177,12 @@ fn build() -> HashMap<&'static str, FnDecl> {
     f.fns
 }
 
-/// Global identifiers: the `properties` variable and cel-go's standard type identifiers.
-pub(super) fn lookup_global(name: &str) -> Option<Ty> {
+/// Global identifiers: the environment's variables and cel-go's standard type identifiers.
+pub(super) fn lookup_global(name: &str, env: super::Env) -> Option<Ty> {
     use Ty::*;
     Some(match name {
         "properties" => Ty::list(Ty::map(String, Any)),
+        "cluster" if env == super::Env::Cluster => Ty::list(Ty::map(String, Any)),
         "bool" => Ty::type_of(Bool),
         "bytes" => Ty::type_of(Bytes),
         "double" => Ty::type_of(Double),

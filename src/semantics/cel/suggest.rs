@@ -1,7 +1,7 @@
 //! Did-you-mean hints for errors (not part of cel-go's output).
 
 use super::stdlib::callable_names;
-use super::{CelError, CelErrorKind};
+use super::{CelError, CelErrorKind, Env};
 
 const STRING_EXT: &[&str] = &[
     "lowerAscii",
@@ -83,7 +83,7 @@ fn closest<'a>(name: &str, candidates: &[&'a str]) -> Option<&'a str> {
     crate::suggest::closest(name, candidates.iter().copied().filter(|c| *c != name))
 }
 
-fn for_undeclared(name: &str, is_call: bool) -> Option<String> {
+fn for_undeclared(name: &str, is_call: bool, env: Env) -> Option<String> {
     let name = name.trim_start_matches('.');
     if name == "existsOne" {
         return Some("use exists_one: OLM's CEL only has the standard macro name".into());
@@ -144,8 +144,16 @@ fn for_undeclared(name: &str, is_call: bool) -> Option<String> {
         }
         return None;
     }
+    if name == "cluster" {
+        return Some(
+            "`cluster` exists only in the cluster constraints given with --cluster-properties \
+             (OLM720); OLM's own CEL environment has only 'properties'"
+                .into(),
+        );
+    }
     let idents = [
         "properties",
+        "cluster",
         "bool",
         "bytes",
         "double",
@@ -157,10 +165,19 @@ fn for_undeclared(name: &str, is_call: bool) -> Option<String> {
         "type",
         "uint",
     ];
+    let visible = |c: &&str| env == Env::Cluster || *c != "cluster";
+    let idents: Vec<&str> = idents.iter().copied().filter(visible).collect();
     if let Some(c) = closest(name, &idents) {
         return Some(format!("did you mean '{c}'?"));
     }
-    Some("the only variable in OLM's CEL environment is 'properties'".into())
+    Some(match env {
+        Env::Olm => "the only variable in OLM's CEL environment is 'properties'".into(),
+        Env::Cluster => {
+            "the variables of a cluster constraint are 'properties' (the bundle's) and \
+             'cluster' (the cluster's)"
+                .into()
+        }
+    })
 }
 
 fn not_bool(message_type: Option<&str>) -> String {
@@ -178,7 +195,7 @@ fn not_bool(message_type: Option<&str>) -> String {
 }
 
 /// Attaches a suggestion to `err` when one helps.
-pub(super) fn attach(rule: &str, err: &mut CelError, result_type: Option<&str>) {
+pub(super) fn attach(rule: &str, err: &mut CelError, result_type: Option<&str>, env: Env) {
     let msg = err.message.as_str();
     let s = if err.kind == CelErrorKind::NotBool {
         Some(not_bool(result_type))
@@ -189,7 +206,7 @@ pub(super) fn attach(rule: &str, err: &mut CelError, result_type: Option<&str>) 
             .strip_prefix(name.trim_start_matches('.'))
             .is_some_and(|r| r.trim_start().starts_with('('))
             || text.starts_with('.') && text.contains('(');
-        for_undeclared(name, is_call)
+        for_undeclared(name, is_call, env)
     } else if msg.starts_with("found no matching overload for 'semver_compare'") {
         Some(
             "semver_compare takes two versions and returns -1, 0 or 1, e.g. \

@@ -940,3 +940,43 @@ fn projected_evaluation_equals_full_evaluation() {
         }
     }
 }
+
+/// OLM720's environment: `cluster` is declared there and only there.
+#[test]
+fn cluster_variable_only_in_cluster_env() {
+    let rule = r#"properties.all(p, p.type != "olm.kubeversion" || cluster.exists(c, c.type == "olm.kubeversion" && semver_compare(p.value.version, c.value.version) <= 0))"#;
+    let errs = compile(rule).unwrap_err();
+    assert_eq!(errs[0].kind, CelErrorKind::Type);
+    assert_eq!(
+        errs[0].message,
+        "undeclared reference to 'cluster' (in container '')"
+    );
+    assert!(errs[0]
+        .suggestion
+        .as_deref()
+        .is_some_and(|s| s.contains("--cluster-properties")));
+    let compiled = compile_in(rule, Env::Cluster).unwrap();
+    let cluster = Input::new(&[prop("olm.kubeversion", json!({"version": "1.29.0"}))]);
+    let on = |v: &str| {
+        let input = Input::new(&[prop("olm.kubeversion", json!({ "version": v }))]);
+        eval_in(&compiled, &input, Some(&cluster), 10_000)
+    };
+    assert_eq!(on("1.27.0"), Ok(true));
+    assert_eq!(on("1.29.0"), Ok(true));
+    assert_eq!(on("1.30.0"), Ok(false));
+    // The same checks as in OLM's environment: `cluster` is a list, the result must be bool.
+    let errs = compile_in("cluster.type == 'x'", Env::Cluster).unwrap_err();
+    assert!(errs[0].message.contains("does not support field selection"));
+    let errs = compile_in("size(cluster)", Env::Cluster).unwrap_err();
+    assert_eq!(errs[0].kind, CelErrorKind::NotBool);
+    let errs = compile_in("clustr.exists(c, true)", Env::Cluster).unwrap_err();
+    assert_eq!(
+        errs[0].suggestion.as_deref(),
+        Some("did you mean 'cluster'?")
+    );
+    let errs = compile("clustr.exists(c, true)").unwrap_err();
+    assert_ne!(
+        errs[0].suggestion.as_deref(),
+        Some("did you mean 'cluster'?")
+    );
+}

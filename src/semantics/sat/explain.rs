@@ -145,7 +145,11 @@ fn olm_item(problem: &Problem, item: &CoreItem, style: &OlmStyle<'_>, out: &mut 
             ));
         }
         CoreItem::Prohibited(e) => {
-            out.push(format!("bundle {} is deprecated", olm_id(problem, *e, ns)));
+            let why = problem
+                .entry(*e)
+                .and_then(|x| x.prohibited.as_deref())
+                .unwrap_or("is deprecated");
+            out.push(format!("bundle {} {why}", olm_id(problem, *e, ns)));
         }
         CoreItem::AtMostOneGvk { gvk, entries } => {
             let (group, version, kind) = split_gvk(gvk);
@@ -337,7 +341,7 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
                 continue;
             }
             if prohibited.contains(&e) && told_prohibited.insert(e) {
-                sentences.push(deprecated_sentence(&names, e));
+                sentences.push(deprecated_sentence(problem, &names, e));
             }
             for &index in deps.get(&e).map_or(&[][..], Vec::as_slice) {
                 let Some(dep) = problem.entry(e).and_then(|x| x.dependencies.get(index)) else {
@@ -346,7 +350,7 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
                 sentences.push(dep_sentence(problem, &names, e, dep));
                 for &c in &dep.candidates {
                     if prohibited.contains(&c) && told_prohibited.insert(c) {
-                        sentences.push(deprecated_sentence(&names, c));
+                        sentences.push(deprecated_sentence(problem, &names, c));
                     }
                     if problem.entry(c).is_some() {
                         queue.push_back(c);
@@ -362,7 +366,7 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
     walk(&mut queue, &mut sentences);
     for &e in &prohibited {
         if !told_prohibited.contains(&e) {
-            sentences.push(deprecated_sentence(&names, e));
+            sentences.push(deprecated_sentence(problem, &names, e));
         }
     }
     for item in core {
@@ -385,11 +389,14 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
     }
 }
 
-fn deprecated_sentence(names: &Names, e: EntryId) -> String {
-    format!(
-        "{} is deprecated (olm.deprecated), so OLM never installs it",
-        names.name(e)
-    )
+fn deprecated_sentence(problem: &Problem, names: &Names, e: EntryId) -> String {
+    match problem.entry(e).and_then(|x| x.prohibited.as_deref()) {
+        Some(why) => format!("{} {why}", names.name(e)),
+        None => format!(
+            "{} is deprecated (olm.deprecated), so OLM never installs it",
+            names.name(e)
+        ),
+    }
 }
 
 fn dep_sentence(problem: &Problem, names: &Names, owner: EntryId, dep: &Dependency) -> String {

@@ -65,6 +65,9 @@ pub struct Entry {
     pub catalog: String,
     /// `olm.deprecated`: the entry is Prohibited.
     pub deprecated: bool,
+    /// Prohibited for another reason, said as a predicate of the bundle (e.g. `fails cluster
+    /// constraint 1 of cluster.yaml`); explanations use it instead of "is deprecated".
+    pub prohibited: Option<String>,
     /// `group/version/Kind` of every `olm.gvk` property (deduplicated here again).
     pub provides_gvks: Vec<String>,
     /// `packageName` of every `olm.package` property (one-bundle-per-package invariant).
@@ -185,7 +188,7 @@ impl Problem {
             }
             ix.dep_start.push(idx(ix.self_dep.len()));
             let mut flags = 0;
-            if entry.deprecated {
+            if entry.deprecated || entry.prohibited.is_some() {
                 flags |= DEPRECATED;
             }
             if entry.hard_error.is_some() {
@@ -322,7 +325,7 @@ pub enum CoreItem {
     Installed(EntryId),
     /// `entries[entry].dependencies[index]`.
     Dependency { entry: EntryId, index: usize },
-    /// A reached deprecated entry.
+    /// A reached deprecated (or otherwise [`Entry::prohibited`]) entry.
     Prohibited(EntryId),
     /// At most one of the reached providers `entries` (sorted) of `gvk`.
     AtMostOneGvk { gvk: String, entries: Vec<EntryId> },

@@ -301,6 +301,34 @@ fn e8_deprecated_only_provider() {
     assert!(explain(&p, &v).contains("foo.v1.0.0 is deprecated (olm.deprecated)"));
 }
 
+/// A prohibition with a reason (OLM720's failing bundles) blocks like a deprecation and is
+/// explained with its reason.
+#[test]
+fn prohibited_with_reason() {
+    let mut c = Cat::default();
+    let bar = c.c("bar.v1.0.0", "bar", &[]);
+    let foo1 = c.c("foo.v1.0.0", "foo", &[G1]);
+    c.entries[foo1 as usize].prohibited = Some("fails cluster constraint 1".into());
+    c.req(
+        bar,
+        &[foo1],
+        "providing an API with group: g1, version: v1, kind: k1",
+    );
+    let p = c.build();
+    let core = unsat(&p, bar);
+    assert!(core.contains(&CoreItem::Prohibited(foo1)));
+    let v = Verdict::Unsatisfiable { core };
+    let text = explain(&p, &v);
+    assert!(
+        text.contains("foo.v1.0.0 fails cluster constraint 1"),
+        "{text}"
+    );
+    assert!(!text.contains("deprecated"), "{text}");
+    assert!(
+        olm_message(&p, &v).contains("bundle c/ns/stable/foo.v1.0.0 fails cluster constraint 1")
+    );
+}
+
 #[test]
 fn e9_own_catalog_first() {
     let mut c = Cat::default();
