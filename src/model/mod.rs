@@ -168,51 +168,81 @@ impl<'a> Catalog<'a> {
     }
 }
 
-/// Build the model from loaded files; decoding problems come back as diagnostics.
+/// Documents decoded per parallel task (large enough that merging costs nothing).
+const DOCS_PER_TASK: usize = 512;
+
+/// Build the model from loaded files; decoding problems come back as diagnostics. Documents
+/// are decoded in parallel, in chunks, and the parts appended in file and document order, so
+/// the result is the same as a sequential pass.
 pub fn build<'a>(
     files: &'a [LoadedFile],
     scope: usize,
     diags: &mut Vec<Diagnostic>,
 ) -> Catalog<'a> {
-    let mut cat = Catalog::default();
-    for (fi, f) in files.iter().enumerate() {
-        if f.role != Role::Fbc || f.scope != scope {
-            continue;
-        }
-        for d in &f.docs {
-            if d.failed {
-                continue;
+    use rayon::prelude::*;
+    let docs: Vec<(usize, &'a LoadedFile, &'a crate::load::RawDoc)> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.role == Role::Fbc && f.scope == scope)
+        .flat_map(|(fi, f)| f.docs.iter().filter(|d| !d.failed).map(move |d| (fi, f, d)))
+        .collect();
+    let parts: Vec<(Catalog<'a>, Vec<Diagnostic>)> = docs
+        .par_chunks(DOCS_PER_TASK)
+        .map(|chunk| {
+            let mut cat = Catalog::default();
+            let mut diags = Vec::new();
+            for &(fi, f, d) in chunk {
+                document(&mut cat, fi, f, d, &mut diags);
             }
-            cat.documents += 1;
-            // `--- # comment` alone parses as an implicit (zero-width) null: empty too.
-            let implicit_null =
-                |r: &&crate::load::tree::Node| r.is_null() && r.span.start == r.span.end;
-            let Some(root) = d.root.as_ref().filter(|r| !implicit_null(r)) else {
-                diags.push(
-                    Diagnostic::new("OLM002", "document is empty (only blank lines or comments): object 'null' is missing root schema field")
-                        .at(fi, trim_span(&f.source.text, d.span))
-                        .pointer("")
-                        .help(
-                            "opm decodes an empty document as `null` and rejects the catalog. Remove \
-                             the stray `---` separator or the comment-only block (a leading comment \
-                             before the first `---` counts).",
-                        ),
-                );
-                continue;
-            };
-            decode::document(
-                &mut cat,
-                DocRef {
-                    file: fi,
-                    doc: d.index,
-                    node: root,
-                },
-                diags,
-            );
-        }
+            (cat, diags)
+        })
+        .collect();
+    let mut cat = Catalog::default();
+    for (part, d) in parts {
+        cat.packages.extend(part.packages);
+        cat.channels.extend(part.channels);
+        cat.bundles.extend(part.bundles);
+        cat.deprecations.extend(part.deprecations);
+        cat.others.extend(part.others);
+        cat.documents += part.documents;
+        diags.extend(d);
     }
     bundle_dir::load_all(files, scope, &mut cat, diags);
     cat
+}
+
+fn document<'a>(
+    cat: &mut Catalog<'a>,
+    fi: usize,
+    f: &'a LoadedFile,
+    d: &'a crate::load::RawDoc,
+    diags: &mut Vec<Diagnostic>,
+) {
+    cat.documents += 1;
+    // `--- # comment` alone parses as an implicit (zero-width) null: empty too.
+    let implicit_null = |r: &&crate::load::tree::Node| r.is_null() && r.span.start == r.span.end;
+    let Some(root) = d.root.as_ref().filter(|r| !implicit_null(r)) else {
+        diags.push(
+            Diagnostic::new("OLM002", "document is empty (only blank lines or comments): object 'null' is missing root schema field")
+                .at(fi, trim_span(&f.source.text, d.span))
+                .pointer("")
+                .help(
+                    "opm decodes an empty document as `null` and rejects the catalog. Remove \
+                     the stray `---` separator or the comment-only block (a leading comment \
+                     before the first `---` counts).",
+                ),
+        );
+        return;
+    };
+    decode::document(
+        cat,
+        DocRef {
+            file: fi,
+            doc: d.index,
+            node: root,
+        },
+        diags,
+    );
 }
 
 fn trim_span(text: &str, span: Span) -> Span {
