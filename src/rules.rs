@@ -47,10 +47,23 @@ pub fn all() -> &'static [Rule] {
     })
 }
 
+/// A rule by ID (any case) or name. Called per finding and per enabled-check, so looked up
+/// in a map rather than by scanning every rule.
 pub fn get(id: &str) -> Option<&'static Rule> {
-    all()
-        .iter()
-        .find(|r| r.id.eq_ignore_ascii_case(id) || r.name == id)
+    static BY_KEY: OnceLock<std::collections::HashMap<&'static str, usize>> = OnceLock::new();
+    let by_key = BY_KEY.get_or_init(|| {
+        let mut m = std::collections::HashMap::new();
+        for (i, r) in all().iter().enumerate() {
+            m.insert(r.id, i);
+            m.entry(r.name.as_str()).or_insert(i);
+        }
+        m
+    });
+    let i = match by_key.get(id) {
+        Some(&i) => i,
+        None => *by_key.get(id.to_ascii_uppercase().as_str())?,
+    };
+    all().get(i)
 }
 
 fn parse(id: &'static str, doc: &'static str) -> Option<Rule> {

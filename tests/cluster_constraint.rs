@@ -134,6 +134,21 @@ fn failing_and_stranded_bundles() {
             "cluster constraint 1"
         ]
     );
+    // Plain human output: related locations are notes, never labels in another line's snippet.
+    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .current_dir(dir.path())
+        .args(["lint", "-q", "--color", "never", "--no-config"])
+        .args(["--cluster-properties", "cluster.yaml", "catalog"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("  = note: foo.v2.0.0 fails cluster constraint 1 (catalog/catalog.yaml:"));
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.contains("label at") && !l.ends_with(": here")),
+        "{text}"
+    );
     // OLM501 never uses the cluster file, and without it nothing is reported.
     assert!(of(&d, "OLM501").is_empty());
     let out = olmlint(dir.path(), &["--no-config", "catalog"]);

@@ -52,6 +52,10 @@ struct View<'a> {
     d: &'a Finding,
     source: Option<Indexed<'a>>,
     url: Option<String>,
+    /// Label related locations in the snippet too. The narrated (no-colour) handler places a
+    /// label from another line in the wrong snippet, and prints every related location as a
+    /// note anyway, so only the graphical handler gets them.
+    related_labels: bool,
 }
 
 impl fmt::Debug for View<'_> {
@@ -117,7 +121,7 @@ impl miette::Diagnostic for View<'_> {
             Some("here".into()),
             (s, len),
         )];
-        for rel in &self.d.related {
+        for rel in self.d.related.iter().filter(|_| self.related_labels) {
             if let Some(rl) = rel
                 .location
                 .filter(|l| l.file == loc.file && l.span != loc.span)
@@ -158,6 +162,7 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
             d,
             source: if long_line { None } else { source },
             url: crate::rules::get(d.rule).map(|r| r.url()),
+            related_labels: color,
         };
         if let Some(l) = super::resolve(r.files, d.location) {
             out.push_str(&format!("{}:{}:{}: ", l.file, l.line, l.column));
