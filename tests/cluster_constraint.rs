@@ -18,6 +18,14 @@ fn olmlint(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// `lint --no-config EXTRA --cluster-properties FILE catalog` in `dir`.
+fn with_cluster(dir: &Path, file: &str, extra: &[&str]) -> Output {
+    let mut args = vec!["--no-config"];
+    args.extend_from_slice(extra);
+    args.extend(["--cluster-properties", file, "catalog"]);
+    olmlint(dir, &args)
+}
+
 fn diags(out: &Output) -> Vec<Value> {
     let v: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
@@ -87,15 +95,7 @@ fn setup(cluster: &str) -> tempfile::TempDir {
 #[test]
 fn failing_and_stranded_bundles() {
     let dir = setup(&cluster_yaml());
-    let out = olmlint(
-        dir.path(),
-        &[
-            "--no-config",
-            "--cluster-properties",
-            "cluster.yaml",
-            "catalog",
-        ],
-    );
+    let out = with_cluster(dir.path(), "cluster.yaml", &[]);
     assert_eq!(out.status.code(), Some(0), "warnings only");
     let d = diags(&out);
     assert_eq!(d.len(), 2, "{d:#?}");
@@ -200,15 +200,7 @@ fn several_constraints_and_evaluation_errors() {
         cluster_yaml()
     );
     let dir = setup(&cluster);
-    let out = olmlint(
-        dir.path(),
-        &[
-            "--no-config",
-            "--cluster-properties",
-            "cluster.yaml",
-            "catalog",
-        ],
-    );
+    let out = with_cluster(dir.path(), "cluster.yaml", &[]);
     let d = diags(&out);
     let msg = |b: &str| {
         of(&d, "OLM720")
@@ -231,15 +223,7 @@ fn cluster_file_mistakes_are_olm011_at_their_position() {
     let dir = setup(cluster);
     // Inside the catalog tree, the cluster file is never read as catalog content.
     std::fs::write(dir.path().join("catalog/cluster.yaml"), cluster).unwrap();
-    let out = olmlint(
-        dir.path(),
-        &[
-            "--no-config",
-            "--cluster-properties",
-            "catalog/cluster.yaml",
-            "catalog",
-        ],
-    );
+    let out = with_cluster(dir.path(), "catalog/cluster.yaml", &[]);
     assert_eq!(out.status.code(), Some(1));
     let d = diags(&out);
     assert!(of(&d, "OLM003").is_empty(), "{d:#?}");
@@ -331,29 +315,11 @@ fn usage_errors_exit_2() {
     );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("OLM720 needs --cluster-properties"));
-    let out = olmlint(
-        dir.path(),
-        &[
-            "--no-config",
-            "--cluster-properties",
-            "missing.yaml",
-            "catalog",
-        ],
-    );
+    let out = with_cluster(dir.path(), "missing.yaml", &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--cluster-properties missing.yaml"));
     // With the file, --enable is fine.
-    let out = olmlint(
-        dir.path(),
-        &[
-            "--no-config",
-            "--enable",
-            "OLM720",
-            "--cluster-properties",
-            "cluster.yaml",
-            "catalog",
-        ],
-    );
+    let out = with_cluster(dir.path(), "cluster.yaml", &["--enable", "OLM720"]);
     assert_eq!(out.status.code(), Some(0));
 }
 

@@ -5,7 +5,7 @@
 
 use super::Ctx;
 use crate::diag::Diagnostic;
-use crate::load::scalar::file_offset;
+use crate::load::scalar::file_span;
 use crate::load::tree::{Node, Span};
 use crate::model::resolution::{is_hidden, runtime_of};
 use crate::semantics::cel::{self, CelErrorKind};
@@ -87,9 +87,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             let Some(f) = ctx.files.get(site.file) else {
                 return n.span;
             };
-            let a = file_offset(&f.source.text, n, r.start);
-            let b = file_offset(&f.source.text, n, r.end.max(r.start + 1));
-            Span::new(a, b.max(a + 1))
+            file_span(&f.source.text, n, r)
         };
         let whole = site.node.map_or(Span::default(), |n| n.span);
         match result {

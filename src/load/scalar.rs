@@ -16,6 +16,14 @@ pub fn file_offset(text: &str, node: &Node, value_offset: usize) -> usize {
     align(raw, value, node.style, value_offset).map_or(start, |o| start + o)
 }
 
+/// The file span of bytes `range` of the string `node` holds, at least one byte wide (where a
+/// CEL error inside a rule scalar is shown).
+pub fn file_span(text: &str, node: &Node, range: &std::ops::Range<usize>) -> super::tree::Span {
+    let a = file_offset(text, node, range.start);
+    let b = file_offset(text, node, range.end.max(range.start + 1));
+    super::tree::Span::new(a, b.max(a + 1))
+}
+
 fn align(raw: &str, value: &str, style: Style, target: usize) -> Option<usize> {
     let rb = raw.as_bytes();
     let mut r = match style {

@@ -6,7 +6,7 @@
 //! bundle's `properties` and the cluster's as `cluster`. Mistakes are OLM011 findings.
 
 use crate::diag::Diagnostic;
-use crate::load::scalar::file_offset;
+use crate::load::scalar::file_span;
 use crate::load::tree::{Node, Span};
 use crate::semantics::cel::{self, CompiledRule, Env};
 use crate::semantics::constraint::predicate::{convert, Pred};
@@ -179,8 +179,9 @@ impl ClusterPolicy {
                                 Err(errors) => {
                                     ok = false;
                                     for e in errors.iter().take(5) {
-                                        let span = rule_span(text, *rule_node, &e.span)
-                                            .unwrap_or(at(*rule_node));
+                                        let span = rule_node.map_or(c.node.span, |n| {
+                                            file_span(text, n, &e.span)
+                                        });
                                         let hint = e
                                             .suggestion
                                             .as_ref()
@@ -242,14 +243,6 @@ fn describe(c: &Constraint<'_>) -> String {
             _ => format!("a bundle must match: {}", c.olm_string()),
         },
     }
-}
-
-/// Where a byte range of a CEL rule is in the file.
-fn rule_span(text: &str, node: Option<&Node>, r: &std::ops::Range<usize>) -> Option<Span> {
-    let n = node?;
-    let a = file_offset(text, n, r.start);
-    let b = file_offset(text, n, r.end.max(r.start + 1));
-    Some(Span::new(a, b.max(a + 1)))
 }
 
 fn read_properties(

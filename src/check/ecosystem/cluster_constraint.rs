@@ -212,6 +212,7 @@ fn stranded(
             continue;
         };
         let mut seen = std::collections::HashSet::new();
+        let mut shown = std::collections::HashSet::new();
         for item in core {
             let CoreItem::Prohibited(e) = item else {
                 continue;
@@ -227,7 +228,7 @@ fn stranded(
                 format!("{} fails {}", xb.name(), which(f)),
                 Some(name_location(xb)),
             );
-            for c in f {
+            for c in f.iter().filter(|c| shown.insert(c.constraint.number)) {
                 d = d.related(
                     format!("cluster constraint {}", c.constraint.number),
                     Some(constraint_location(policy, c.constraint)),
