@@ -174,6 +174,7 @@ pub enum Target {
 /// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
 pub fn main() -> i32 {
     restore_sigpipe();
+    pad_heap_growth();
     // Deep documents are legal up to 10 000 levels; give the pipeline room.
     let _ = rayon::ThreadPoolBuilder::new()
         .stack_size(64 << 20)
@@ -310,6 +311,7 @@ fn lint(args: LintArgs) -> i32 {
         timeout: args.timeout,
         baseline: args.baseline.clone(),
         cluster_properties: args.cluster_properties.clone(),
+        exiting: false,
     };
     let mut opts = opts;
     if args.only_files {
@@ -403,7 +405,10 @@ fn lint(args: LintArgs) -> i32 {
             Err(code) => return code,
         }
     } else {
-        match crate::lint::run(&opts) {
+        match crate::lint::run(&crate::lint::Options {
+            exiting: true,
+            ..opts
+        }) {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("olmlint: {e}");
@@ -629,6 +634,18 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()>
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
+}
+
+/// glibc grows a worker thread's heap by just the bytes a request needs, one `mprotect` call
+/// each time: building the trees of community-v4.18 made 7 454 of them (≈ 0.05 s of system
+/// time). Growing in 64 MiB steps makes it 15. Only address space is reserved; untouched
+/// pages never count toward RSS.
+fn pad_heap_growth() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called first thing in main, before any thread allocates; M_TOP_PAD takes a size.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+    }
 }
 
 /// `olmlint … | head` must end quietly when the reader goes away, like other Unix tools, instead

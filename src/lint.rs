@@ -30,6 +30,9 @@ pub struct Options {
     pub baseline: Option<PathBuf>,
     /// The target cluster's properties and constraints (`--cluster-properties`): OLM720.
     pub cluster_properties: Option<PathBuf>,
+    /// The process exits right after this run: leave the per-catalog model to the OS instead
+    /// of freeing it node by node.
+    pub exiting: bool,
 }
 
 pub struct Outcome {
@@ -294,14 +297,21 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 cluster: cluster.as_ref(),
             };
             diags.extend(check::run(&ctx));
-            (
-                diags,
-                [
-                    catalog.documents,
-                    catalog.packages.len(),
-                    catalog.bundles.len(),
-                ],
-            )
+            let counts = [
+                catalog.documents,
+                catalog.packages.len(),
+                catalog.bundles.len(),
+            ];
+            if opts.exiting {
+                // Freeing the model piece by piece costs ≈ 0.45 s at 100 000 bundles.
+                std::mem::forget(ctx);
+                std::mem::forget(catalogs);
+                std::mem::forget(sources);
+                std::mem::forget(resolution);
+                std::mem::forget(index);
+                std::mem::forget(catalog);
+            }
+            (diags, counts)
         })
         .collect();
     let mut counts = [0usize; 3];

@@ -26,10 +26,7 @@ pub fn collect(files: &[LoadedFile]) -> Vec<Suppression> {
             continue;
         }
         let text = f.source.text.as_str();
-        let mut from = 0;
-        while let Some(i) = text.get(from..).and_then(|t| t.find(MARKER)) {
-            let at = from + i;
-            from = at + MARKER.len();
+        for at in memchr::memmem::find_iter(text.as_bytes(), MARKER) {
             let line_start = text
                 .get(..at)
                 .and_then(|t| t.rfind('\n'))

@@ -276,8 +276,8 @@ pub fn parse_bytes(
             Some(rest) => (3, rest),
             None => (0, text),
         };
-        if body.contains('\0') {
-            let at = base + body.find('\0').unwrap_or(0);
+        if let Some(nul) = memchr::memchr(0, body.as_bytes()) {
+            let at = base + nul;
             problems.push(LoadProblem::syntax(
                 Span::new(at, at + 1),
                 "NUL byte in a YAML file".into(),

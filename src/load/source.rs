@@ -22,8 +22,10 @@ pub struct Position {
 impl SourceFile {
     pub fn new(display: String, path: PathBuf, text: String) -> Self {
         let mut line_starts = vec![0u32];
-        line_starts
-            .extend(memchr_iter(text.as_bytes()).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
+        line_starts.extend(
+            memchr::memchr_iter(b'\n', text.as_bytes())
+                .map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)),
+        );
         SourceFile {
             display,
             path,
@@ -71,14 +73,6 @@ impl SourceFile {
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
-}
-
-fn memchr_iter(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    bytes
-        .iter()
-        .enumerate()
-        .filter(|(_, &b)| b == b'\n')
-        .map(|(i, _)| i)
 }
 
 #[cfg(test)]

@@ -5,52 +5,44 @@
 use super::tree::{Entry, Node, Span, Style, Value};
 use super::{Limits, LoadProblem, RawDoc};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Split a YAML stream into document chunks exactly like k8s.io/apimachinery `YAMLReader.Read`:
 /// a line starting with `---` ends the current chunk if it is non-empty; otherwise the
 /// separator line itself becomes part of the next chunk. Only spaces or a comment may follow.
 pub fn split_documents(text: &str, problems: &mut Vec<LoadProblem>) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
     let mut chunks = Vec::new();
-    let mut start = 0usize; // start of the current (possibly empty) buffer
-    let mut buffered = false;
-    let mut pos = 0usize;
-    while pos < text.len() {
-        let line_end = text
-            .get(pos..)
-            .and_then(|r| r.find('\n'))
+    // Start of the current buffer; it holds content exactly when it starts before the next
+    // separator line, since only separator lines end a buffer.
+    let mut start = 0usize;
+    let separators = memchr::memmem::find_iter(bytes, b"---")
+        .filter(|&p| p == 0 || bytes.get(p - 1) == Some(&b'\n'));
+    for pos in separators {
+        let line_end = memchr::memchr(b'\n', bytes.get(pos..).unwrap_or_default())
             .map_or(text.len(), |i| pos + i + 1);
         let line = text.get(pos..line_end).unwrap_or("");
-        if let Some(rest) = line.strip_prefix("---") {
-            let trimmed = rest.trim();
-            if !trimmed.is_empty() && !trimmed.starts_with('#') {
-                problems.push(LoadProblem::syntax(
-                    Span::new(pos, pos + line.trim_end().len()),
-                    format!("invalid Yaml document separator: {trimmed}"),
-                    "A document separator line may only hold `---`, spaces and a comment; put the \
-                     content on the next line.",
-                ));
-                return chunks;
-            }
-            if buffered {
-                chunks.push((start, pos));
-                start = line_end;
-                buffered = false;
-                pos = line_end;
-                continue;
-            }
-            if line_end >= text.len() && !line.ends_with('\n') {
-                // `---` at EOF with nothing buffered: end of stream.
-                return chunks;
-            }
+        let trimmed = line.get(3..).unwrap_or("").trim();
+        if !trimmed.is_empty() && !trimmed.starts_with('#') {
+            problems.push(LoadProblem::syntax(
+                Span::new(pos, pos + line.trim_end().len()),
+                format!("invalid Yaml document separator: {trimmed}"),
+                "A document separator line may only hold `---`, spaces and a comment; put the \
+                 content on the next line.",
+            ));
+            return chunks;
         }
-        if !buffered {
-            start = pos;
-            buffered = true;
+        if start < pos {
+            chunks.push((start, pos));
+            start = line_end;
+        } else if line_end >= text.len() && !line.ends_with('\n') {
+            // `---` at EOF with nothing buffered: end of stream.
+            return chunks;
         }
-        pos = line_end;
+        // Otherwise nothing is buffered and the separator line starts the next chunk.
     }
-    if buffered && start < text.len() {
+    if start < text.len() {
         chunks.push((start, text.len()));
     }
     chunks
@@ -65,18 +57,19 @@ pub fn parse_chunk(
     expanded: &AtomicU64,
     problems: &mut Vec<LoadProblem>,
 ) -> Option<Node> {
-    let index = CharIndex::new(text, offset);
+    let mut index = CharIndex::new(text, offset);
     let mut builder = Builder::new(limits, expanded);
     let mut parser = Parser::new_from_str(text);
     loop {
         match parser.next_event() {
             None => break,
             Some(Err(e)) => {
-                problems.push(scan_problem(&e, &index));
+                problems.push(scan_problem(&e, &mut index));
                 return None;
             }
             Some(Ok((event, span))) => {
-                let sp = Span::new(index.byte(span.start.index()), index.byte(span.end.index()));
+                let start = index.byte(span.start.index());
+                let sp = Span::new(start, index.byte(span.end.index()));
                 match builder.event(event, sp) {
                     Ok(true) => {}
                     Ok(false) => break,
@@ -91,7 +84,7 @@ pub fn parse_chunk(
     builder.root
 }
 
-fn scan_problem(e: &ScanError, index: &CharIndex) -> LoadProblem {
+fn scan_problem(e: &ScanError, index: &mut CharIndex) -> LoadProblem {
     let at = index.byte(e.marker().index());
     let info = e.info();
     let help = if info.contains("tab") {
@@ -108,47 +101,72 @@ fn scan_problem(e: &ScanError, index: &CharIndex) -> LoadProblem {
     )
 }
 
-/// Maps saphyr's character indices to byte offsets in the file.
-struct CharIndex {
+/// Maps saphyr's character indices to byte offsets in the file. Events arrive in document
+/// order, so a cursor that walks the text from the previous answer costs O(1) amortized per
+/// lookup and no memory (a table of every char's offset cost 4 bytes per char).
+struct CharIndex<'t> {
+    text: &'t str,
     offset: usize,
-    /// Byte offset of every char, only for non-ASCII chunks.
-    table: Option<Vec<u32>>,
-    len: usize,
+    ascii: bool,
+    /// The cursor: a char index and its byte offset (always on a char boundary).
+    chars: usize,
+    bytes: usize,
 }
 
-impl CharIndex {
-    fn new(text: &str, offset: usize) -> Self {
-        let table = (!text.is_ascii()).then(|| {
-            text.char_indices()
-                .map(|(b, _)| b as u32)
-                .chain(std::iter::once(text.len() as u32))
-                .collect()
-        });
+impl<'t> CharIndex<'t> {
+    fn new(text: &'t str, offset: usize) -> Self {
         CharIndex {
+            text,
             offset,
-            table,
-            len: text.len(),
+            ascii: text.is_ascii(),
+            chars: 0,
+            bytes: 0,
         }
     }
-    fn byte(&self, char_index: usize) -> usize {
-        let local = match &self.table {
-            None => char_index.min(self.len),
-            Some(t) => t.get(char_index).map_or(self.len, |&b| b as usize),
-        };
-        self.offset + local
+
+    fn byte(&mut self, char_index: usize) -> usize {
+        let b = self.text.as_bytes();
+        if self.ascii {
+            return self.offset + char_index.min(b.len());
+        }
+        while self.chars < char_index && self.bytes < b.len() {
+            self.bytes += utf8_width(b.get(self.bytes).copied().unwrap_or(0));
+            self.chars += 1;
+        }
+        while self.chars > char_index {
+            self.bytes -= 1;
+            while !self.text.is_char_boundary(self.bytes) {
+                self.bytes -= 1;
+            }
+            self.chars -= 1;
+        }
+        self.offset + self.bytes.min(b.len())
     }
 }
 
+/// Length of the UTF-8 sequence a leading byte starts.
+fn utf8_width(lead: u8) -> usize {
+    match lead {
+        0..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        _ => 4,
+    }
+}
+
+/// An open collection. Its children so far sit on the builder's shared `items` / `entries`
+/// stacks from `base` on, so each finished collection is one exact-size allocation instead of
+/// a vector grown by doubling.
 enum Frame {
     Seq {
         start: u32,
         anchor: usize,
-        items: Vec<Node>,
+        base: usize,
     },
     Map {
         start: u32,
         anchor: usize,
-        entries: Vec<Entry>,
+        base: usize,
         key: Option<(crate::load::tree::Text, Span)>,
     },
 }
@@ -156,6 +174,8 @@ enum Frame {
 struct Builder<'a> {
     limits: &'a Limits,
     stack: Vec<Frame>,
+    items: Vec<Node>,
+    entries: Vec<Entry>,
     anchors: std::collections::HashMap<usize, (Node, u64)>,
     /// Values built in this document.
     nodes: u64,
@@ -170,6 +190,8 @@ impl<'a> Builder<'a> {
         Builder {
             limits,
             stack: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
             anchors: Default::default(),
             expanded,
             nodes: 0,
@@ -185,7 +207,7 @@ impl<'a> Builder<'a> {
             Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
             Event::Scalar(text, style, anchor, tag) => {
                 let tag_is_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let node = resolve_scalar(&text, style, span, tag_is_str);
+                let node = resolve_scalar(text, style, span, tag_is_str);
                 if anchor != 0 {
                     self.anchors.insert(anchor, (node.clone(), 1));
                 }
@@ -195,7 +217,7 @@ impl<'a> Builder<'a> {
                 Frame::Seq {
                     start: span.start,
                     anchor,
-                    items: Vec::new(),
+                    base: self.items.len(),
                 },
                 span,
             ),
@@ -203,7 +225,7 @@ impl<'a> Builder<'a> {
                 Frame::Map {
                     start: span.start,
                     anchor,
-                    entries: Vec::new(),
+                    base: self.entries.len(),
                     key: None,
                 },
                 span,
@@ -216,8 +238,9 @@ impl<'a> Builder<'a> {
                     Frame::Seq {
                         start,
                         anchor,
-                        items,
+                        base,
                     } => {
+                        let items: Vec<Node> = self.items.drain(base..).collect();
                         let end = items.last().map_or(span.end, |n| n.span.end.max(span.end));
                         (
                             Node::new(Span { start, end }, Style::None, Value::Seq(items)),
@@ -227,9 +250,10 @@ impl<'a> Builder<'a> {
                     Frame::Map {
                         start,
                         anchor,
-                        entries,
+                        base,
                         ..
                     } => {
+                        let entries: Vec<Entry> = self.entries.drain(base..).collect();
                         let end = entries
                             .last()
                             .map_or(span.end, |e| e.value.span.end.max(span.end));
@@ -307,23 +331,24 @@ impl<'a> Builder<'a> {
                 self.done = true;
                 Ok(true)
             }
-            Some(Frame::Seq { items, .. }) => {
-                items.push(node);
+            Some(Frame::Seq { .. }) => {
+                self.items.push(node);
                 Ok(true)
             }
-            Some(Frame::Map { entries, key, .. }) => {
+            Some(Frame::Map { key, .. }) => {
                 match key.take() {
                     None => {
-                        let k = key_string(&node).ok_or_else(|| {
+                        let span = node.span;
+                        let k = key_string(node).ok_or_else(|| {
                             LoadProblem::syntax(
-                                node.span,
+                                span,
                                 "a mapping key must be a scalar".into(),
                                 "JSON objects only have string keys; use a plain string key.",
                             )
                         })?;
-                        *key = Some((k.into(), node.span));
+                        *key = Some((k, span));
                     }
-                    Some((k, key_span)) => entries.push(Entry {
+                    Some((k, key_span)) => self.entries.push(Entry {
                         key: k,
                         key_span,
                         value: node,
@@ -336,12 +361,12 @@ impl<'a> Builder<'a> {
 }
 
 /// How sigs.k8s.io/yaml turns a non-string key into a JSON key.
-fn key_string(node: &Node) -> Option<String> {
-    Some(match &node.value {
-        Value::String(s) => s.to_string(),
+fn key_string(mut node: Node) -> Option<crate::load::tree::Text> {
+    Some(match &mut node.value {
+        Value::String(s) => std::mem::take(s),
         Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number { value, .. } => super::tree::format_go_float(*value),
+        Value::Bool(b) => if *b { "true" } else { "false" }.into(),
+        Value::Number { value, .. } => super::tree::format_go_float(*value).into(),
         Value::Seq(_) | Value::Map(_) => return None,
     })
 }
@@ -385,7 +410,7 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
 }
 
 /// go-yaml v2 `resolve` for one scalar.
-fn resolve_scalar(text: &str, style: ScalarStyle, span: Span, tag_is_str: bool) -> Node {
+fn resolve_scalar(text: Cow<'_, str>, style: ScalarStyle, span: Span, tag_is_str: bool) -> Node {
     let style = match style {
         ScalarStyle::Plain => Style::Plain,
         ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -393,12 +418,11 @@ fn resolve_scalar(text: &str, style: ScalarStyle, span: Span, tag_is_str: bool) 
         ScalarStyle::Literal => Style::Literal,
         ScalarStyle::Folded => Style::Folded,
     };
-    let string = || Value::String(text.into());
-    let value = if style != Style::Plain || tag_is_str {
-        string()
-    } else {
-        resolve_plain(text).unwrap_or_else(string)
-    };
+    let resolved = (style == Style::Plain && !tag_is_str)
+        .then(|| resolve_plain(&text))
+        .flatten();
+    // An owned scalar's buffer becomes the tree's string without a copy.
+    let value = resolved.unwrap_or_else(|| Value::String(text.into()));
     Node::new(span, style, value)
 }
 
@@ -527,13 +551,19 @@ fn is_yaml_float(s: &str) -> bool {
 /// Whether `text` may hold both an anchor and an alias (`&name` and `*name` where a node can
 /// start). False positives only cost parallelism.
 fn may_use_aliases(text: &str) -> bool {
+    let b = text.as_bytes();
     let marker = |sigil: u8| {
-        let b = text.as_bytes();
-        b.windows(3).any(|w| {
-            matches!(w, [pre, s, c] if *s == sigil
-                && matches!(pre, b' ' | b'\n' | b'\t' | b'[' | b'{' | b',' | b'-' | b':')
-                && (c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')))
-        }) || b.first() == Some(&sigil)
+        memchr::memchr_iter(sigil, b).any(|i| {
+            let pre = i.checked_sub(1).and_then(|p| b.get(p));
+            let starts = pre.is_none_or(|p| {
+                matches!(p, b' ' | b'\n' | b'\t' | b'[' | b'{' | b',' | b'-' | b':')
+            });
+            starts
+                && (i == 0
+                    || b.get(i + 1).is_some_and(|c| {
+                        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.')
+                    }))
+        })
     };
     marker(b'&') && marker(b'*')
 }

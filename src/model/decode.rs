@@ -46,12 +46,11 @@ impl Ctx<'_> {
     ) -> Option<Str<'a>> {
         let entry = obj.get_folded(key)?;
         let v = &entry.value;
-        let p = ptr(pointer, &entry.key);
         match &v.value {
             Value::Null => None,
             Value::String(s) => Some(Str { value: s, node: v }),
             _ => {
-                self.type_error(v, &p, go_field, "string");
+                self.type_error(v, &ptr(pointer, &entry.key), go_field, "string");
                 None
             }
         }
@@ -373,24 +372,21 @@ fn duplicate_keys(doc: DocRef<'_>, diags: &mut Vec<Diagnostic>) {
         if entries.len() < 2 {
             return;
         }
-        let mut seen: std::collections::HashSet<&str> =
-            std::collections::HashSet::with_capacity(entries.len());
-        for e in entries {
-            if !seen.insert(&e.key) {
-                if reported < MAX_DUPLICATE_FINDINGS {
-                    reported += 1;
-                    diags.push(
-                        Diagnostic::new(
-                            "OLM004",
-                            format!("duplicate key {:?}: the last occurrence wins", e.key),
-                        )
-                        .at(doc.file, e.key_span)
-                        .help(help),
-                    );
-                } else {
-                    more += 1;
-                    first_unreported.get_or_insert(e.key_span);
-                }
+        for i in repeated_keys(entries) {
+            let Some(e) = entries.get(i) else { continue };
+            if reported < MAX_DUPLICATE_FINDINGS {
+                reported += 1;
+                diags.push(
+                    Diagnostic::new(
+                        "OLM004",
+                        format!("duplicate key {:?}: the last occurrence wins", e.key),
+                    )
+                    .at(doc.file, e.key_span)
+                    .help(help),
+                );
+            } else {
+                more += 1;
+                first_unreported.get_or_insert(e.key_span);
             }
         }
     });
@@ -404,6 +400,32 @@ fn duplicate_keys(doc: DocRef<'_>, diags: &mut Vec<Diagnostic>) {
 }
 
 const MAX_DUPLICATE_FINDINGS: usize = 100;
+
+/// Indices, in order, of the entries whose key an earlier entry already has. Runs over every
+/// mapping of every document, so small mappings are compared pairwise without allocating.
+fn repeated_keys(entries: &[crate::load::tree::Entry]) -> Vec<usize> {
+    if entries.len() <= 16 {
+        return (1..entries.len())
+            .filter(|&i| {
+                let key = entries.get(i).map(|e| &e.key);
+                entries.iter().take(i).any(|e| Some(&e.key) == key)
+            })
+            .collect();
+    }
+    let mut order: Vec<(&str, usize)> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.key.as_str(), i))
+        .collect();
+    order.sort_unstable();
+    let mut repeated: Vec<usize> = order
+        .windows(2)
+        .filter(|w| matches!(w, [a, b] if a.0 == b.0))
+        .filter_map(|w| w.get(1).map(|b| b.1))
+        .collect();
+    repeated.sort_unstable();
+    repeated
+}
 
 fn package_blob<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diagnostic>) {
     let n = doc.node;
