@@ -335,6 +335,31 @@ proptest! {
         let theirs = serde_json::to_string(&serde_json::from_str::<serde_json::Value>(&text).unwrap()).unwrap();
         prop_assert_eq!(ours, theirs);
     }
+
+    /// The resolution groups dependency values by `canonical_hash` + `canonical_eq` instead
+    /// of rendering canonical JSON: both must agree with equality of the rendered strings,
+    /// for a value and its canonical re-encoding (keys reordered, duplicates dropped) and for
+    /// unrelated values; `canonical_len` is the rendered length.
+    #[test]
+    fn structural_equality_and_hash_agree_with_canonical_json(j in tree(), k in tree(), ws in any::<bool>()) {
+        let hash = |n: &Node| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            n.canonical_hash(&mut h);
+            std::hash::Hasher::finish(&h)
+        };
+        let v = parse(&text_of(&j, ws));
+        let c = parse(&v.canonical_json());
+        let w = parse(&text_of(&k, !ws));
+        prop_assert!(v.canonical_eq(&c) && c.canonical_eq(&v));
+        prop_assert_eq!(hash(&v), hash(&c));
+        let same = v.canonical_json() == w.canonical_json();
+        prop_assert_eq!(v.canonical_eq(&w), same);
+        prop_assert_eq!(w.canonical_eq(&v), same);
+        if same {
+            prop_assert_eq!(hash(&v), hash(&w));
+        }
+        prop_assert_eq!(v.canonical_len(), v.canonical_json().len());
+    }
 }
 
 // Go's decoder records errors in document order (keys sorted, as the registry re-encodes

@@ -57,10 +57,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     if sites.is_empty() {
         return;
     }
+    // Distinct types through a hash set first: a B-tree insert per property compared strings
+    // for every property of every bundle.
     let types: BTreeSet<&str> = (0..ctx.resolution.home.len())
         .filter_map(|bi| ctx.bundle(bi))
         .flat_map(|b| b.properties.iter().map(|p| p.ty()))
         .filter(|ty| !is_hidden(ty))
+        .collect::<foldhash::HashSet<&str>>()
+        .into_iter()
         .collect();
     let runtime = |bi: usize, only: Option<&str>| {
         ctx.bundle(bi)

@@ -1,8 +1,6 @@
 //! The spanned value tree every later stage reads: one node per YAML/JSON value, with its byte
 //! range in the file and enough about its source form to explain YAML 1.1 surprises.
 
-use std::fmt::Write as _;
-
 /// Byte range `[start, end)` in a source file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {
@@ -149,6 +147,77 @@ impl Node {
         out
     }
 
+    /// The length of [`Node::canonical_json`] without building it (OLM's size limit).
+    pub fn canonical_len(&self) -> usize {
+        let mut len = Len(0);
+        write_canonical(self, &mut len);
+        len.0
+    }
+
+    /// Whether two values have the same canonical JSON, compared structurally (no rendering).
+    pub fn canonical_eq(&self, other: &Node) -> bool {
+        let mut stack = vec![(self, other)];
+        while let Some((a, b)) = stack.pop() {
+            match (&a.value, &b.value) {
+                (Value::String(x), Value::String(y)) if x == y => {}
+                (Value::Bool(x), Value::Bool(y)) if x == y => {}
+                (Value::Seq(x), Value::Seq(y)) if x.len() == y.len() => {
+                    stack.extend(x.iter().zip(y.iter()));
+                }
+                (Value::Map(x), Value::Map(y)) => {
+                    let (x, y) = (canonical_entries(x), canonical_entries(y));
+                    if x.len() != y.len() {
+                        return false;
+                    }
+                    for (ea, eb) in x.rev().zip(y.rev()) {
+                        if ea.key != eb.key {
+                            return false;
+                        }
+                        stack.push((&ea.value, &eb.value));
+                    }
+                }
+                (x, y) => match (null_or_number(x), null_or_number(y)) {
+                    (Some(x), Some(y)) if x == y => {}
+                    _ => return false,
+                },
+            }
+        }
+        true
+    }
+
+    /// A hash of the canonical JSON's structure: equal for [`Node::canonical_eq`] values.
+    pub fn canonical_hash(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        let mut stack = vec![self];
+        while let Some(n) = stack.pop() {
+            match &n.value {
+                Value::String(s) => {
+                    h.write_u8(1);
+                    s.as_str().hash(h);
+                }
+                Value::Bool(b) => h.write_u8(2 + u8::from(*b)),
+                Value::Seq(items) => {
+                    h.write_u8(4);
+                    h.write_usize(items.len());
+                    stack.extend(items.iter().rev());
+                }
+                Value::Map(entries) => {
+                    let entries = canonical_entries(entries);
+                    h.write_u8(5);
+                    h.write_usize(entries.len());
+                    for e in entries.rev() {
+                        e.key.as_str().hash(h);
+                        stack.push(&e.value);
+                    }
+                }
+                v => {
+                    h.write_u8(6);
+                    null_or_number(v).hash(h);
+                }
+            }
+        }
+    }
+
     /// The node as a `serde_json::Value` (numbers as floats, like OLM). `None` for trees deeper
     /// than serde_json's recursion limit.
     pub fn to_json(&self) -> Option<serde_json::Value> {
@@ -222,7 +291,34 @@ fn take_children(v: &mut Value, stack: &mut Vec<Node>) {
     }
 }
 
-fn write_canonical(node: &Node, out: &mut String) {
+/// Where canonical JSON goes: a string, or only its length.
+trait Sink {
+    fn push_str(&mut self, s: &str);
+    fn push(&mut self, c: char);
+}
+
+impl Sink for String {
+    fn push_str(&mut self, s: &str) {
+        String::push_str(self, s);
+    }
+    fn push(&mut self, c: char) {
+        String::push(self, c);
+    }
+}
+
+/// Counts the bytes instead of keeping them.
+struct Len(usize);
+
+impl Sink for Len {
+    fn push_str(&mut self, s: &str) {
+        self.0 += s.len();
+    }
+    fn push(&mut self, c: char) {
+        self.0 += c.len_utf8();
+    }
+}
+
+fn write_canonical(node: &Node, out: &mut impl Sink) {
     // Explicit stack of pending output pieces; trees can be deeper than the call stack allows.
     enum Job<'a> {
         Node(&'a Node),
@@ -256,25 +352,75 @@ fn write_canonical(node: &Node, out: &mut String) {
                     out.push('{');
                     stack.push(Job::Text("}"));
                     // Keys usually arrive sorted and unique: skip the sorting copy then.
-                    let in_order = entries.windows(2).all(|w| match w {
-                        [a, b] => a.key < b.key,
-                        _ => true,
-                    });
-                    let sorted: Vec<&Entry> = if in_order {
-                        entries.iter().collect()
-                    } else {
-                        dedup_sorted(entries)
-                    };
-                    for (i, e) in sorted.into_iter().enumerate().rev() {
+                    let entries = canonical_entries(entries);
+                    for (i, e) in entries.rev().enumerate() {
                         stack.push(Job::Node(&e.value));
                         stack.push(Job::Key(&e.key));
-                        if i > 0 {
+                        if i + 1 < entries.len() {
                             stack.push(Job::Text(","));
                         }
                     }
                 }
             },
         }
+    }
+}
+
+/// A mapping's entries as Go marshals the map: sorted by key, the last duplicate kept. Keys
+/// usually arrive sorted and unique, which skips the sorting copy.
+fn canonical_entries(entries: &[Entry]) -> CanonicalEntries<'_> {
+    let in_order = entries.windows(2).all(|w| match w {
+        [a, b] => a.key < b.key,
+        _ => true,
+    });
+    if in_order {
+        CanonicalEntries::AsWritten(entries)
+    } else {
+        CanonicalEntries::Sorted(dedup_sorted(entries))
+    }
+}
+
+enum CanonicalEntries<'a> {
+    AsWritten(&'a [Entry]),
+    Sorted(Vec<&'a Entry>),
+}
+
+impl<'a> CanonicalEntries<'a> {
+    fn len(&self) -> usize {
+        match self {
+            CanonicalEntries::AsWritten(e) => e.len(),
+            CanonicalEntries::Sorted(e) => e.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<&'a Entry> {
+        match self {
+            CanonicalEntries::AsWritten(e) => e.get(i),
+            CanonicalEntries::Sorted(e) => e.get(i).copied(),
+        }
+    }
+
+    /// In reverse, for explicit stacks that pop them in order.
+    fn rev(&self) -> impl Iterator<Item = &'a Entry> + '_ {
+        (0..self.len()).rev().filter_map(|i| self.get(i))
+    }
+}
+
+/// A scalar as canonical JSON prints it, for the scalars that can print alike across kinds:
+/// `null` and every non-finite number print `null`; finite numbers print alike exactly when
+/// their bits are equal (the shortest round-trip form; `-0` and `0` differ).
+#[derive(PartialEq, Eq, Hash)]
+enum NullOrNumber {
+    Null,
+    Bits(u64),
+}
+
+fn null_or_number(v: &Value) -> Option<NullOrNumber> {
+    match v {
+        Value::Null => Some(NullOrNumber::Null),
+        Value::Number { value, .. } if !value.is_finite() => Some(NullOrNumber::Null),
+        Value::Number { value, .. } => Some(NullOrNumber::Bits(value.to_bits())),
+        _ => None,
     }
 }
 
@@ -287,7 +433,7 @@ pub fn dedup_sorted(entries: &[Entry]) -> Vec<&Entry> {
 }
 
 /// Go `encoding/json` string escaping with `SetEscapeHTML(false)`.
-pub fn write_json_string(s: &str, out: &mut String) {
+fn write_json_string(s: &str, out: &mut impl Sink) {
     out.push('"');
     // Fast path: nothing to escape (no quote, backslash, control byte, U+2028/U+2029).
     let plain = s
@@ -308,7 +454,7 @@ pub fn write_json_string(s: &str, out: &mut String) {
             '\u{2028}' => out.push_str("\\u2028"),
             '\u{2029}' => out.push_str("\\u2029"),
             c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+                out.push_str(&format!("\\u{:04x}", c as u32));
             }
             c => out.push(c),
         }
@@ -369,6 +515,42 @@ mod tests {
         assert_eq!(format_go_float(1e21), "1e+21");
         assert_eq!(format_go_float(1e-7), "1e-07");
         assert_eq!(format_go_float(0.000001), "0.000001");
+    }
+
+    #[test]
+    fn canonical_equality_follows_the_printed_form() {
+        let num = |value: f64| {
+            Node::new(
+                Span::default(),
+                Style::Plain,
+                Value::Number { value, int: false },
+            )
+        };
+        let null = Node::new(Span::default(), Style::Plain, Value::Null);
+        // Non-finite numbers print `null`; `-0` and `0` print differently; 1 and 1.0 alike.
+        assert!(num(f64::INFINITY).canonical_eq(&null));
+        assert!(num(f64::NAN).canonical_eq(&num(f64::NEG_INFINITY)));
+        assert!(!num(-0.0).canonical_eq(&num(0.0)));
+        assert!(num(1.0).canonical_eq(&Node::new(
+            Span::default(),
+            Style::Json,
+            Value::Number {
+                value: 1.0,
+                int: true
+            }
+        )));
+        let string = |s: &str| Node::new(Span::default(), Style::Plain, Value::String(s.into()));
+        assert!(!string("null").canonical_eq(&null));
+        assert!(!string("1").canonical_eq(&num(1.0)));
+        for (a, b) in [(num(f64::INFINITY), null.clone()), (num(1.0), num(1.0))] {
+            let h = |n: &Node| {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                n.canonical_hash(&mut h);
+                std::hash::Hasher::finish(&h)
+            };
+            assert_eq!(h(&a), h(&b));
+            assert_eq!(a.canonical_json(), b.canonical_json());
+        }
     }
 
     #[test]

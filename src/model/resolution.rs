@@ -12,7 +12,9 @@ use crate::semantics::constraint::property::{is_dependency, verdict};
 use crate::semantics::sat::{Dependency, Entry, EntryId, Problem};
 use crate::semantics::version;
 use rayon::prelude::*;
-use std::collections::{HashMap, HashSet};
+// foldhash: these maps are keyed by names and hashes over every bundle; SipHash showed in profiles.
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
+use std::hash::{BuildHasher as _, Hasher as _};
 use std::sync::OnceLock;
 
 /// Where a dependency comes from: bundle index and property index.
@@ -309,7 +311,7 @@ fn sort_channel(
         [head] => {
             let by_name: HashMap<&str, usize> = live.iter().map(|&i| (name(i), i)).collect();
             let mut chain = vec![*head];
-            let mut seen: HashSet<usize> = HashSet::from([*head]);
+            let mut seen: HashSet<usize> = std::iter::once(*head).collect();
             let mut cur = *head;
             while let Some(next) = entries.get(cur).and_then(|e| e.1).and_then(|r| by_name.get(r)).copied() {
                 if !seen.insert(next) {
@@ -466,7 +468,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             *r = rank;
         }
     }
-    let facts: Vec<Facts> = bundles.iter().map(|b| facts_of(b)).collect();
+    let facts: Vec<Facts> = bundles.par_iter().map(|b| facts_of(b)).collect();
     let deprecated: Vec<bool> = bundles
         .iter()
         .map(|b| b.properties_of("olm.deprecated").next().is_some())
@@ -597,22 +599,36 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
         ..CelTable::default()
     });
     let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
-    // 1. Every dependency property, keyed by its canonical value (in parallel).
-    let keyed: Vec<Vec<(usize, String)>> = bundles
+    // 1. Every dependency property with a hash of its canonical value (in parallel).
+    let keyed: Vec<Vec<(usize, u64)>> = bundles
         .par_iter()
         .map(|b| {
             b.properties
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| is_dependency(p.ty()) && p.value.is_some())
-                .filter_map(|(pi, p)| Some((pi, p.value.as_deref()?.canonical_json())))
+                .filter_map(|(pi, p)| {
+                    let mut h = foldhash::quality::FixedState::with_seed(0).build_hasher();
+                    p.value.as_deref()?.canonical_hash(&mut h);
+                    Some((pi, h.finish()))
+                })
                 .collect()
         })
         .collect();
     // 2. Equal values give equal predicates and candidate lists within a catalog (only
-    //    self-membership differs, handled when wiring): one slot per distinct value, keyed
-    //    by the depender's catalog too, since candidate order puts that catalog first.
-    let mut slot_of: HashMap<(usize, &str, &str), usize> = HashMap::new();
+    //    self-membership differs, handled when wiring): one slot per distinct canonical
+    //    value, keyed by the depender's catalog too, since candidate order puts that
+    //    catalog first. Equal hashes are confirmed structurally.
+    let value_of = |bi: usize, pi: usize| {
+        bundles
+            .get(bi)
+            .and_then(|b| b.properties.get(pi))
+            .and_then(|p| p.value.as_deref())
+    };
+    // First slot per key; further slots with the same key (hash collisions) are chained.
+    let mut slot_of: HashMap<(usize, &str, u64), usize> =
+        HashMap::with_capacity(keyed.iter().map(Vec::len).sum());
+    let mut next_same: Vec<Option<usize>> = Vec::new();
     let mut representative: Vec<(usize, usize)> = Vec::new();
     let slots: Vec<Vec<(usize, usize)>> = keyed
         .iter()
@@ -622,13 +638,32 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             let b = bundles.get(bi);
             props
                 .iter()
-                .map(|(pi, key)| {
-                    let ty = b.and_then(|b| b.properties.get(*pi)).map_or("", |p| p.ty());
-                    let slot = *slot_of.entry((own, ty, key.as_str())).or_insert_with(|| {
-                        representative.push((bi, *pi));
-                        representative.len() - 1
-                    });
-                    (*pi, slot)
+                .map(|&(pi, hash)| {
+                    let ty = b.and_then(|b| b.properties.get(pi)).map_or("", |p| p.ty());
+                    let value = value_of(bi, pi);
+                    let new = representative.len();
+                    let first = *slot_of.entry((own, ty, hash)).or_insert(new);
+                    let mut at = (first != new).then_some(first);
+                    let mut last = first;
+                    while let Some(slot) = at {
+                        let (rb, rp) = representative.get(slot).copied().unwrap_or_default();
+                        if value_of(rb, rp)
+                            .zip(value)
+                            .is_some_and(|(r, v)| r.canonical_eq(v))
+                        {
+                            return (pi, slot);
+                        }
+                        last = slot;
+                        at = next_same.get(slot).copied().flatten();
+                    }
+                    representative.push((bi, pi));
+                    next_same.push(None);
+                    if last != new {
+                        if let Some(link) = next_same.get_mut(last) {
+                            *link = Some(new);
+                        }
+                    }
+                    (pi, new)
                 })
                 .collect()
         })

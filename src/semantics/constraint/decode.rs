@@ -81,8 +81,7 @@ const PRECEDENCE: [&str; 6] = ["gvk", "package", "all", "any", "not", "cel"];
 
 /// Decode a property value. `value` is `None` when the property has no `value` key.
 pub fn decode(value: &Node) -> Decoded<'_> {
-    let canonical = value.canonical_json();
-    let size = canonical.len();
+    let size = value.canonical_len();
     let mut d = Decoder { issues: Vec::new() };
     if size > MAX_SIZE {
         d.issues.push(Issue {

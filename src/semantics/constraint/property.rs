@@ -52,7 +52,7 @@ pub fn verdict(
     let decoded = (ty == "olm.constraint").then(|| decode(value));
     let value_bytes = decoded
         .as_ref()
-        .map_or_else(|| value.canonical_json().len(), |d| d.size);
+        .map_or_else(|| value.canonical_len(), |d| d.size);
     let mut v = Verdict {
         pred: None,
         parse_error: None,
