@@ -60,14 +60,16 @@ struct JsonParser<'a> {
     nodes: u64,
 }
 
+/// An open array or object. Its children so far sit on shared `items` / `entries` stacks
+/// from `base` on, so each finished collection is one exact-size allocation (as in YAML).
 enum Frame {
     Arr {
         start: usize,
-        items: Vec<Node>,
+        base: usize,
     },
     Obj {
         start: usize,
-        entries: Vec<Entry>,
+        base: usize,
         key: Option<(crate::load::tree::Text, Span)>,
     },
 }
@@ -93,19 +95,22 @@ impl JsonParser<'_> {
 
     fn value(&mut self) -> Result<Node, LoadProblem> {
         let mut stack: Vec<Frame> = Vec::new();
+        let mut items: Vec<Node> = Vec::new();
+        let mut entries: Vec<Entry> = Vec::new();
         loop {
             self.skip_ws();
             // Expecting a key?
             if let Some(Frame::Obj {
-                entries,
+                base,
                 key: key @ None,
                 ..
             }) = stack.last_mut()
             {
-                if self.peek() == Some(b'}') && entries.is_empty() {
+                let empty = entries.len() == *base;
+                if self.peek() == Some(b'}') && empty {
                     // handled below as a close
                 } else {
-                    if !entries.is_empty() {
+                    if !empty {
                         match self.peek() {
                             Some(b',') => {
                                 self.pos += 1;
@@ -135,8 +140,8 @@ impl JsonParser<'_> {
                     }
                 }
             }
-            if let Some(Frame::Arr { items, .. }) = stack.last_mut() {
-                if !items.is_empty() {
+            if let Some(Frame::Arr { base, .. }) = stack.last() {
+                if items.len() > *base {
                     match self.peek() {
                         Some(b',') => {
                             self.pos += 1;
@@ -173,13 +178,13 @@ impl JsonParser<'_> {
                     stack.push(if open {
                         Frame::Obj {
                             start,
-                            entries: Vec::new(),
+                            base: entries.len(),
                             key: None,
                         }
                     } else {
                         Frame::Arr {
                             start,
-                            items: Vec::new(),
+                            base: items.len(),
                         }
                     });
                     continue;
@@ -196,12 +201,16 @@ impl JsonParser<'_> {
                     }
                     self.pos += 1;
                     match stack.pop() {
-                        Some(Frame::Obj { start, entries, .. }) => {
-                            Node::new(Span::new(start, self.pos), Style::None, Value::Map(entries))
-                        }
-                        Some(Frame::Arr { start, items }) => {
-                            Node::new(Span::new(start, self.pos), Style::None, Value::Seq(items))
-                        }
+                        Some(Frame::Obj { start, base, .. }) => Node::new(
+                            Span::new(start, self.pos),
+                            Style::None,
+                            Value::Map(entries.drain(base..).collect()),
+                        ),
+                        Some(Frame::Arr { start, base }) => Node::new(
+                            Span::new(start, self.pos),
+                            Style::None,
+                            Value::Seq(items.drain(base..).collect()),
+                        ),
                         None => return Err(self.err("unexpected closing bracket")),
                     }
                 }
@@ -222,8 +231,8 @@ impl JsonParser<'_> {
             };
             match stack.last_mut() {
                 None => return Ok(node),
-                Some(Frame::Arr { items, .. }) => items.push(node),
-                Some(Frame::Obj { entries, key, .. }) => match key.take() {
+                Some(Frame::Arr { .. }) => items.push(node),
+                Some(Frame::Obj { key, .. }) => match key.take() {
                     Some((k, key_span)) => entries.push(Entry {
                         key: k,
                         key_span,
