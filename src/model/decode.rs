@@ -256,6 +256,17 @@ fn folded_duplicates(
     map: &[crate::load::tree::Entry],
     diags: &mut Vec<Diagnostic>,
 ) {
+    // Runs for every document: with ASCII keys (nearly always) and no two folding alike, there
+    // is nothing to group, so skip the per-key lowercase copies.
+    let ascii_and_distinct = map.iter().all(|e| e.key.is_ascii())
+        && map.iter().enumerate().all(|(i, a)| {
+            map.iter()
+                .skip(i + 1)
+                .all(|b| !a.key.eq_ignore_ascii_case(&b.key))
+        });
+    if ascii_and_distinct {
+        return;
+    }
     let mut groups: std::collections::BTreeMap<String, Vec<&crate::load::tree::Entry>> =
         Default::default();
     for e in map {
