@@ -1,5 +1,8 @@
-//! Baseline for the benchmark: walk the same files, read them, and run the same YAML parser
-//! (saphyr-parser events) or serde_json over them on the same rayon pool, building nothing.
+//! Baseline for the benchmark: walk the same files, read them, and run the same parser over
+//! them on the same rayon pool, building nothing. YAML goes through olmlint's own path
+//! (documents split like `opm`, the block-subset scanner, saphyr-parser events for documents
+//! outside the subset); `BARE_PARSER=saphyr` runs saphyr-parser alone over each file, the
+//! baseline of earlier sessions. JSON goes through serde_json.
 //! `cargo run --release --example bare_parse -- DIR...`
 
 use rayon::prelude::*;
@@ -19,12 +22,22 @@ fn files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+fn saphyr_events(text: &str) -> usize {
+    let mut parser = saphyr_parser::Parser::new_from_str(text);
+    let mut n = 0;
+    while let Some(Ok(_)) = parser.next_event() {
+        n += 1;
+    }
+    n
+}
+
 fn main() {
     let started = std::time::Instant::now();
     let mut all = Vec::new();
     for arg in std::env::args().skip(1) {
         files(std::path::Path::new(&arg), &mut all);
     }
+    let saphyr_only = std::env::var("BARE_PARSER").is_ok_and(|v| v == "saphyr");
     all.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)));
     let (bytes, events): (usize, usize) = all
         .par_iter()
@@ -40,10 +53,19 @@ fn main() {
                     }
                     n += 1;
                 }
+            } else if saphyr_only {
+                n += saphyr_events(&text);
             } else {
-                let mut parser = saphyr_parser::Parser::new_from_str(&text);
-                while let Some(Ok(_)) = parser.next_event() {
-                    n += 1;
+                let mut problems = Vec::new();
+                for (s, e) in olmlint::load::yaml::split_documents(&text, &mut problems) {
+                    let chunk = text.get(s..e).unwrap_or_default();
+                    let fast = olmlint::load::yaml_subset::scan(chunk, s, |_, _| {
+                        n += 1;
+                        true
+                    });
+                    if fast.is_err() {
+                        n += saphyr_events(chunk);
+                    }
                 }
             }
             (text.len(), n)

@@ -7,6 +7,7 @@ pub mod source;
 pub mod tree;
 pub mod walk;
 pub mod yaml;
+pub mod yaml_subset;
 
 use rayon::prelude::*;
 use source::SourceFile;

@@ -57,6 +57,15 @@ pub fn parse_chunk(
     expanded: &AtomicU64,
     problems: &mut Vec<LoadProblem>,
 ) -> Option<Node> {
+    // Most catalogs are plain block YAML: a scanner for that subset builds the same tree
+    // several times faster, and hands anything else (including every error) to saphyr.
+    let mut builder = Builder::new(limits, expanded);
+    let fast = super::yaml_subset::scan(text, offset, |event, span| {
+        matches!(builder.event(event, span), Ok(true))
+    });
+    if fast.is_ok() {
+        return builder.root;
+    }
     let mut index = CharIndex::new(text, offset);
     let mut builder = Builder::new(limits, expanded);
     let mut parser = Parser::new_from_str(text);
@@ -104,7 +113,7 @@ fn scan_problem(e: &ScanError, index: &mut CharIndex) -> LoadProblem {
 /// Maps saphyr's character indices to byte offsets in the file. Events arrive in document
 /// order, so a cursor that walks the text from the previous answer costs O(1) amortized per
 /// lookup and no memory (a table of every char's offset cost 4 bytes per char).
-struct CharIndex<'t> {
+pub(super) struct CharIndex<'t> {
     text: &'t str,
     offset: usize,
     ascii: bool,
@@ -114,7 +123,7 @@ struct CharIndex<'t> {
 }
 
 impl<'t> CharIndex<'t> {
-    fn new(text: &'t str, offset: usize) -> Self {
+    pub(super) fn new(text: &'t str, offset: usize) -> Self {
         CharIndex {
             text,
             offset,
@@ -124,7 +133,7 @@ impl<'t> CharIndex<'t> {
         }
     }
 
-    fn byte(&mut self, char_index: usize) -> usize {
+    pub(super) fn byte(&mut self, char_index: usize) -> usize {
         let b = self.text.as_bytes();
         if self.ascii {
             return self.offset + char_index.min(b.len());
