@@ -1,7 +1,10 @@
 //! Synthetic catalog generator for scaling benchmarks.
 //!
 //! `cargo run --release --example gen-catalog -- --packages N --bundles-per-package M
-//!  --deps-per-bundle K --seed S [--format json|yaml] [--out DIR]`
+//!  --deps-per-bundle K --seed S [--format json|yaml|yaml-flow] [--out DIR]`
+//!
+//! `json` writes a JSON stream, `yaml` block YAML with sorted keys as `opm render -o yaml`
+//! writes it, `yaml-flow` every document as a JSON object in a YAML stream.
 //!
 //! Package `pI` has one channel `stable` whose M bundles form a replaces chain; every bundle
 //! provides the GVK `pI.example.com/v1/KindI` and carries a `tier` property. Each bundle has
@@ -35,8 +38,15 @@ struct Args {
     bundles: usize,
     deps: usize,
     seed: u64,
-    json: bool,
+    format: Format,
     out: PathBuf,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    Json,
+    Yaml,
+    YamlFlow,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -45,7 +55,7 @@ fn parse_args() -> Result<Args, String> {
         bundles: 10,
         deps: 3,
         seed: 1,
-        json: true,
+        format: Format::Json,
         out: PathBuf::from("target/gen-catalog"),
     };
     let mut it = std::env::args().skip(1);
@@ -64,7 +74,14 @@ fn parse_args() -> Result<Args, String> {
                     .map_err(|e| format!("--deps-per-bundle: {e}"))?
             }
             "--seed" => a.seed = val()?.parse().map_err(|e| format!("--seed: {e}"))?,
-            "--format" => a.json = val()? == "json",
+            "--format" => {
+                a.format = match val()?.as_str() {
+                    "json" => Format::Json,
+                    "yaml" => Format::Yaml,
+                    "yaml-flow" => Format::YamlFlow,
+                    other => return Err(format!("--format: unknown format {other}")),
+                }
+            }
             "--out" => a.out = PathBuf::from(val()?),
             other => return Err(format!("unknown flag {other}")),
         }
@@ -161,13 +178,24 @@ fn main() {
             total += 1;
         }
         let dir = args.out.join(format!("p{i}"));
-        let body = if args.json {
-            docs.join("\n") + "\n"
-        } else {
-            // Flow-style YAML: every JSON document is valid YAML.
-            docs.iter().map(|d| format!("---\n{d}\n")).collect()
+        let body = match args.format {
+            Format::Json => docs.join("\n") + "\n",
+            // Every JSON document is valid YAML.
+            Format::YamlFlow => docs.iter().map(|d| format!("---\n{d}\n")).collect(),
+            Format::Yaml => docs
+                .iter()
+                .map(|d| {
+                    let value: serde_json::Value =
+                        serde_json::from_str(d).expect("generated JSON parses");
+                    let mut out = String::from("---\n");
+                    if let serde_json::Value::Object(map) = &value {
+                        block_map(map, 0, false, &mut out);
+                    }
+                    out
+                })
+                .collect(),
         };
-        let name = if args.json {
+        let name = if args.format == Format::Json {
             "catalog.json"
         } else {
             "catalog.yaml"
@@ -184,4 +212,76 @@ fn main() {
         args.packages,
         args.out.display()
     );
+}
+
+/// A scalar as go-yaml writes it: plain when that reads back as the same string, otherwise
+/// double-quoted (a JSON string is a valid YAML double-quoted scalar).
+fn yaml_scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => {
+            let plain = s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '_' | '-'))
+                && !matches!(
+                    s.to_ascii_lowercase().as_str(),
+                    "true" | "false" | "null" | "yes" | "no" | "on" | "off" | "y" | "n"
+                );
+            if plain {
+                s.clone()
+            } else {
+                serde_json::to_string(s).expect("string serializes")
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A value after `key:` or `-`: inline scalars and empty collections, nested blocks below.
+fn block_value(v: &serde_json::Value, indent: usize, in_seq: bool, out: &mut String) {
+    match v {
+        serde_json::Value::Object(m) if m.is_empty() => out.push_str(" {}\n"),
+        serde_json::Value::Array(a) if a.is_empty() => out.push_str(" []\n"),
+        serde_json::Value::Object(m) if in_seq => {
+            out.push(' ');
+            block_map(m, indent + 2, true, out);
+        }
+        serde_json::Value::Object(m) => {
+            out.push('\n');
+            block_map(m, indent + 2, false, out);
+        }
+        serde_json::Value::Array(a) => {
+            out.push('\n');
+            // go-yaml writes a mapping's sequences at the key's indentation.
+            block_seq(a, if in_seq { indent + 2 } else { indent }, out);
+        }
+        scalar => {
+            out.push(' ');
+            out.push_str(&yaml_scalar(scalar));
+            out.push('\n');
+        }
+    }
+}
+
+fn block_map(
+    m: &serde_json::Map<String, serde_json::Value>,
+    indent: usize,
+    first_inline: bool,
+    out: &mut String,
+) {
+    for (i, (k, v)) in m.iter().enumerate() {
+        if i > 0 || !first_inline {
+            out.extend(std::iter::repeat_n(' ', indent));
+        }
+        out.push_str(k);
+        out.push(':');
+        block_value(v, indent, false, out);
+    }
+}
+
+fn block_seq(a: &[serde_json::Value], indent: usize, out: &mut String) {
+    for v in a {
+        out.extend(std::iter::repeat_n(' ', indent));
+        out.push('-');
+        block_value(v, indent, true, out);
+    }
 }
