@@ -136,16 +136,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     /// From inside a line: skip spaces and a comment, then the line break. Anything else left
     /// on the line is outside the subset.
     fn rest_of_line(&mut self) -> R<()> {
-        let from = self.pos;
-        while self.at(self.pos) == b' ' {
-            self.pos += 1;
-        }
-        if self.at(self.pos) == b'#' {
-            if self.pos == from && self.at(self.pos.wrapping_sub(1)) != b' ' {
-                return Err(Leave);
-            }
-            self.pos = self.line_end(self.pos);
-        }
+        self.trailing_blanks()?;
         match self.at(self.pos) {
             b'\n' => {
                 self.newline();
@@ -156,14 +147,14 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         }
     }
 
-    /// Skip blanks and a comment up to the line break; returns where that leaves `pos`.
+    /// Skip blanks and a comment up to the line break; returns where that leaves `pos`. A
+    /// comment must be separated from what precedes it by a blank.
     fn trailing_blanks(&mut self) -> R<usize> {
-        let after = self.pos;
         while self.at(self.pos) == b' ' {
             self.pos += 1;
         }
         if self.at(self.pos) == b'#' {
-            if self.pos == after {
+            if self.at(self.pos.wrapping_sub(1)) != b' ' {
                 return Err(Leave);
             }
             self.pos = self.line_end(self.pos);
@@ -380,15 +371,10 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         }
         let mut first = true;
         loop {
-            // On a `-` at `col` followed by a blank.
+            // On a `-` at `col` followed by a blank; saphyr's entry token ends after the
+            // blanks and any comment.
             self.pos += 1;
-            while self.at(self.pos) == b' ' {
-                self.pos += 1;
-            }
-            if self.at(self.pos) == b'#' {
-                self.pos = self.line_end(self.pos);
-            }
-            let entry_end = self.pos;
+            let entry_end = self.trailing_blanks()?;
             if first && indentless {
                 self.emit(Event::SequenceStart(0, None), entry_end, entry_end)?;
             }
