@@ -77,8 +77,7 @@ pub fn parse_chunk(
                 return None;
             }
             Some(Ok((event, span))) => {
-                let start = index.byte(span.start.index());
-                let sp = Span::new(start, index.byte(span.end.index()));
+                let sp = Span::new(index.byte(span.start.index()), index.byte(span.end.index()));
                 match builder.event(event, sp) {
                     Ok(true) => {}
                     Ok(false) => break,

@@ -93,6 +93,12 @@ fn blank_or_end(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | 0)
 }
 
+/// A tab or control byte, which leaves the subset in plain and quoted scalars. A fold rather
+/// than `any`, so that it vectorizes over long scalars.
+fn has_control(bytes: &[u8]) -> bool {
+    bytes.iter().fold(false, |bad, &c| bad | (c < 0x20))
+}
+
 impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     /// The byte at `i`, or 0 past the end (NUL itself is rejected up front).
     fn at(&self, i: usize) -> u8 {
@@ -118,6 +124,15 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
 
     fn emit_scalar(&mut self, s: Scalar<'t>) -> R<()> {
         self.emit(Event::Scalar(s.text, s.style, 0, None), s.start, s.end)
+    }
+
+    /// The empty plain scalar saphyr reports for a missing value, zero-width at `at`.
+    fn emit_empty(&mut self, at: usize) -> R<()> {
+        self.emit(
+            Event::Scalar("".into(), ScalarStyle::Plain, 0, None),
+            at,
+            at,
+        )
     }
 
     fn enter(&mut self) -> R<()> {
@@ -148,13 +163,13 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     }
 
     /// Skip blanks and a comment up to the line break; returns where that leaves `pos`. A
-    /// comment must be separated from what precedes it by a blank.
+    /// comment starts a line or follows a blank.
     fn trailing_blanks(&mut self) -> R<usize> {
         while self.at(self.pos) == b' ' {
             self.pos += 1;
         }
         if self.at(self.pos) == b'#' {
-            if self.at(self.pos.wrapping_sub(1)) != b' ' {
+            if self.pos != self.line_start && self.at(self.pos - 1) != b' ' {
                 return Err(Leave);
             }
             self.pos = self.line_end(self.pos);
@@ -171,18 +186,9 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     /// or a comment) up to the next token or the end of the text.
     fn skip_blank_lines(&mut self) -> R<()> {
         loop {
-            while self.at(self.pos) == b' ' {
-                self.pos += 1;
-            }
+            self.trailing_blanks()?;
             match self.at(self.pos) {
                 b'\n' => self.newline(),
-                b'#' => {
-                    // A comment needs a separating blank unless it starts the line.
-                    if self.pos > self.line_start && self.at(self.pos - 1) != b' ' {
-                        return Err(Leave);
-                    }
-                    self.pos = self.line_end(self.pos);
-                }
                 b'\t' => return Err(Leave),
                 _ => return Ok(()),
             }
@@ -218,8 +224,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         if self.at_end() {
             // `---` and nothing else is a null document; no `---` and nothing is no document.
             if explicit {
-                let empty = Event::Scalar("".into(), ScalarStyle::Plain, 0, None);
-                self.emit(empty, self.pos, self.pos)?;
+                self.emit_empty(self.pos)?;
             }
             return Ok(());
         }
@@ -231,7 +236,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
             self.sequence(col, false)?;
         } else {
             // A top-level scalar is rare in catalogs; only mappings take the fast path.
-            let s = self.scalar(col as isize)?;
+            let s = self.scalar(col)?;
             if !s.key {
                 return Err(Leave);
             }
@@ -269,7 +274,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
             if self.col() > col || self.is_entry() || self.document_marker() {
                 return Err(Leave);
             }
-            key = self.scalar(col as isize)?;
+            key = self.scalar(col)?;
             if !key.key {
                 return Err(Leave);
             }
@@ -294,11 +299,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                     // go-yaml writes a mapping's sequences at the key's own indentation.
                     self.sequence(col, true)
                 } else {
-                    self.emit(
-                        Event::Scalar("".into(), ScalarStyle::Plain, 0, None),
-                        colon,
-                        colon,
-                    )
+                    self.emit_empty(colon)
                 }
             }
             // `key: other: value` is an error in YAML.
@@ -333,7 +334,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
             _ => {}
         }
         let col = self.col();
-        let s = self.scalar(indent as isize)?;
+        let s = self.scalar(indent)?;
         if s.key {
             if !compact {
                 return Err(Leave);
@@ -385,8 +386,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                 if !self.at_end() && self.col() > col {
                     self.block_node(col)?;
                 } else {
-                    let empty = Event::Scalar("".into(), ScalarStyle::Plain, 0, None);
-                    self.emit(empty, entry_end, entry_end)?;
+                    self.emit_empty(entry_end)?;
                 }
             } else {
                 self.inline_node(col, true)?;
@@ -411,7 +411,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
 
     /// A plain or quoted scalar at `pos`, in a block collection indented at `indent` (its
     /// continuation lines must be deeper). Leaves `pos` just after it.
-    fn scalar(&mut self, indent: isize) -> R<Scalar<'t>> {
+    fn scalar(&mut self, indent: usize) -> R<Scalar<'t>> {
         if self.document_marker() {
             return Err(Leave);
         }
@@ -425,28 +425,31 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         }
     }
 
-    /// Scan one line of a plain scalar from `pos`: returns the end of its content and why it
-    /// stopped; `pos` is left at the stop.
+    /// Scan one line of a plain scalar from `pos`: returns the end of its content (trailing
+    /// blanks excluded) and why it stopped; `pos` is left at the stop. Jumps from one `:`,
+    /// `#` or line break to the next, so long scalars (base64 icons) cost a vector scan.
     fn plain_line(&mut self) -> R<(usize, Stop)> {
-        let mut end = self.pos;
-        loop {
-            let c = self.at(self.pos);
-            match c {
-                b' ' => {}
-                b'\n' => return Ok((end, Stop::Eol)),
-                0 if self.at_end() => return Ok((end, Stop::Eol)),
-                b':' if blank_or_end(self.at(self.pos + 1)) => return Ok((end, Stop::Colon)),
-                b'#' if self.at(self.pos.wrapping_sub(1)) == b' ' => {
-                    return Ok((end, Stop::Comment));
-                }
-                0..=0x1f => return Err(Leave),
-                _ => end = self.pos + 1,
+        let start = self.pos;
+        let stop = loop {
+            let rest = self.b.get(self.pos..).unwrap_or_default();
+            let i = memchr::memchr3(b'\n', b':', b'#', rest).unwrap_or(rest.len());
+            if has_control(rest.get(..i).unwrap_or_default()) {
+                return Err(Leave);
             }
-            self.pos += 1;
-        }
+            self.pos += i;
+            match self.at(self.pos) {
+                b':' if blank_or_end(self.at(self.pos + 1)) => break Stop::Colon,
+                b'#' if self.at(self.pos.wrapping_sub(1)) == b' ' => break Stop::Comment,
+                b':' | b'#' => self.pos += 1,
+                _ => break Stop::Eol,
+            }
+        };
+        let content = self.b.get(start..self.pos).unwrap_or_default();
+        let trailing = content.iter().rev().take_while(|&&c| c == b' ').count();
+        Ok((self.pos - trailing, stop))
     }
 
-    fn plain(&mut self, indent: isize) -> R<Scalar<'t>> {
+    fn plain(&mut self, indent: usize) -> R<Scalar<'t>> {
         let start = self.pos;
         let (mut end, stop) = self.plain_line()?;
         if end == start {
@@ -481,16 +484,13 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                     p += 1;
                 }
             }
+            // A comment, or a line no deeper than the collection (which also rules out the
+            // `---` / `...` markers at column 0), ends the scalar.
             let c = self.at(p);
-            if breaks == 0 || p >= self.b.len() || c == b'#' || (p - line_start) as isize <= indent
-            {
+            if breaks == 0 || p >= self.b.len() || c == b'#' || p - line_start <= indent {
                 break;
             }
-            if c == b'\t' || c == b'\n' {
-                return Err(Leave);
-            }
-            if (p - line_start) == 0 && matches!(self.b.get(p..p + 3), Some(b"---") | Some(b"..."))
-            {
+            if c == b'\t' {
                 return Err(Leave);
             }
             self.pos = p;
@@ -521,7 +521,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     }
 
     /// A single- or double-quoted scalar, folded and unescaped like saphyr does.
-    fn quoted(&mut self, indent: isize, single: bool) -> R<Scalar<'t>> {
+    fn quoted(&mut self, indent: usize, single: bool) -> R<Scalar<'t>> {
         let start = self.pos;
         let start_line = self.line_start;
         let quote = if single { b'\'' } else { b'"' };
@@ -573,20 +573,18 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         let body = rest.get(..i)?;
         let clean = self.at(end) == quote
             && !(quote == b'\'' && self.at(end + 1) == b'\'')
-            && body.iter().all(|&c| c >= 0x20);
+            && !has_control(body);
         clean.then_some(end)
     }
 
-    fn quoted_general(&mut self, indent: isize, single: bool) -> R<String> {
+    fn quoted_general(&mut self, indent: usize, single: bool) -> R<String> {
         let mut out = String::new();
         let mut whitespace = String::new();
         let mut first_line = true;
         loop {
-            // At the start of a run of non-blank characters.
-            if self.document_marker() || self.at_end() {
-                return Err(Leave);
-            }
-            if !first_line && self.col() as isize <= indent {
+            // At the start of a run of non-blank characters. Continuation lines must be deeper
+            // than the collection (so never a `---` / `...` marker at column 0).
+            if self.at_end() || (!first_line && self.col() <= indent) {
                 return Err(Leave);
             }
             let mut escaped_break = false;
