@@ -59,7 +59,7 @@ pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileC
         let Some(source) = files.get(file).map(|f| &f.source) else {
             continue;
         };
-        let text = &source.text;
+        let text: &String = &source.text;
         fixes.sort_by_key(|(_, edits)| edits.iter().map(|e| e.span.start).min());
         let mut taken: Vec<&Edit> = Vec::new();
         let mut taken_sets: Vec<&[Edit]> = Vec::new();

@@ -5,7 +5,7 @@ use super::Ctx;
 use crate::diag::{Diagnostic, Severity};
 use crate::load::tree::{Node, Value};
 use crate::model::decode_coercion;
-use crate::model::formats::base64_decode;
+use crate::model::formats::base64_validate;
 use crate::model::{Bundle, Property};
 
 /// (property type, Go struct name, string fields)
@@ -153,7 +153,7 @@ fn bundle_object(
         return;
     };
     let Some(data) = e.value.as_str() else { return };
-    if let Err(at) = base64_decode(data) {
+    if let Err(at) = base64_validate(data) {
         out.push(
             // opm reads bundle objects while loading, before the property pass.
             d(format!("read bundle objects: package {:?}, bundle {:?}: parse property at index {} as bundle object: illegal base64 data at input byte {at}", b_pkg, b_name, p.index))

@@ -1,13 +1,33 @@
 //! A spanned JSON stream parser (concatenated values, as `opm` accepts them). Iterative, so
 //! nesting depth is bounded by `Limits::max_depth`, not by the call stack.
 
-use super::tree::{Entry, Node, Span, Style, Value};
+use super::text::FileText;
+use super::tree::{Entry, Node, Span, Style, Text, Value};
 use super::{Limits, LoadProblem, RawDoc};
 
 pub fn parse_stream(text: &str, limits: &Limits, problems: &mut Vec<LoadProblem>) -> Vec<RawDoc> {
+    parse(text, None, limits, problems)
+}
+
+/// [`parse_stream`] of a whole loaded file: long strings stay ranges of its text.
+pub fn parse_file(
+    file: &FileText,
+    limits: &Limits,
+    problems: &mut Vec<LoadProblem>,
+) -> Vec<RawDoc> {
+    parse(file, Some(file), limits, problems)
+}
+
+fn parse(
+    text: &str,
+    file: Option<&FileText>,
+    limits: &Limits,
+    problems: &mut Vec<LoadProblem>,
+) -> Vec<RawDoc> {
     let mut p = JsonParser {
         b: text.as_bytes(),
         text,
+        file,
         pos: 0,
         limits,
         nodes: 0,
@@ -54,6 +74,7 @@ pub(crate) fn too_many_nodes(at: usize, limit: u64) -> LoadProblem {
 struct JsonParser<'a> {
     b: &'a [u8],
     text: &'a str,
+    file: Option<&'a FileText>,
     pos: usize,
     limits: &'a Limits,
     /// Nodes built so far in this file.
@@ -135,7 +156,7 @@ impl JsonParser<'_> {
                             return Err(self.err("expected ':' after object key"));
                         }
                         self.pos += 1;
-                        *key = Some((k.into(), kspan));
+                        *key = Some((k, kspan));
                         continue;
                     }
                 }
@@ -216,11 +237,7 @@ impl JsonParser<'_> {
                 }
                 Some(b'"') => {
                     let s = self.string()?;
-                    Node::new(
-                        Span::new(start, self.pos),
-                        Style::Json,
-                        Value::String(s.into()),
-                    )
+                    Node::new(Span::new(start, self.pos), Style::Json, Value::String(s))
                 }
                 Some(b't') => self.literal("true", Value::Bool(true))?,
                 Some(b'f') => self.literal("false", Value::Bool(false))?,
@@ -301,24 +318,34 @@ impl JsonParser<'_> {
         ))
     }
 
-    fn string(&mut self) -> Result<String, LoadProblem> {
+    fn string(&mut self) -> Result<Text, LoadProblem> {
         self.pos += 1; // opening quote
+        let first = self.pos;
         let mut out = String::new();
         loop {
             let run_start = self.pos;
-            while let Some(c) = self.peek() {
-                if c == b'"' || c == b'\\' || c < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
-            out.push_str(self.text.get(run_start..self.pos).unwrap_or(""));
+            let run = self.b.get(run_start..).unwrap_or_default();
+            self.pos += run
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .unwrap_or(run.len());
+            let run = self.text.get(run_start..self.pos).unwrap_or("");
             match self.peek() {
-                Some(b'"') => {
+                // No escapes: the string is its source text.
+                Some(b'"') if run_start == first => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(match self.file {
+                        Some(file) => Text::in_file(file, run),
+                        None => Text::from(run),
+                    });
+                }
+                Some(b'"') => {
+                    out.push_str(run);
+                    self.pos += 1;
+                    return Ok(out.into());
                 }
                 Some(b'\\') => {
+                    out.push_str(run);
                     self.pos += 1;
                     let esc = self
                         .peek()

@@ -4,6 +4,7 @@
 pub mod json;
 pub mod scalar;
 pub mod source;
+pub mod text;
 pub mod tree;
 pub mod walk;
 pub mod yaml;
@@ -270,7 +271,7 @@ pub fn parse_bytes(
     let (format, docs) = if is_json {
         (
             Format::Json,
-            json::parse_stream(text, limits, &mut problems),
+            json::parse_file(&source.text, limits, &mut problems),
         )
     } else {
         let (base, body) = match text.strip_prefix('\u{feff}') {
@@ -288,7 +289,7 @@ pub fn parse_bytes(
         } else {
             (
                 Format::Yaml,
-                yaml::parse_stream(body, base, limits, &mut problems),
+                yaml::parse_stream(body, base, Some(&source.text), limits, &mut problems),
             )
         }
     };

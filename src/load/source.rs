@@ -8,7 +8,8 @@ pub struct SourceFile {
     pub display: String,
     /// Path used to open the file.
     pub path: PathBuf,
-    pub text: String,
+    /// Shared with the long strings of the file's tree (see [`super::text::Text`]).
+    pub text: super::text::FileText,
     line_starts: Vec<u32>,
 }
 
@@ -29,7 +30,7 @@ impl SourceFile {
         SourceFile {
             display,
             path,
-            text,
+            text: std::sync::Arc::new(text),
             line_starts,
         }
     }

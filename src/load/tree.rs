@@ -39,9 +39,7 @@ pub enum Style {
     None,
 }
 
-/// Strings of the tree: up to 24 bytes inline (most keys, names, versions, kinds), so the
-/// common case costs no allocation of its own.
-pub type Text = compact_str::CompactString;
+pub use super::text::Text;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {

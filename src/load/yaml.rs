@@ -2,7 +2,8 @@
 //! `YAMLReader` splits them, each document resolved with YAML 1.1 rules (go-yaml v2), which is
 //! what `sigs.k8s.io/yaml` does before OLM ever sees JSON.
 
-use super::tree::{Entry, Node, Span, Style, Value};
+use super::text::FileText;
+use super::tree::{Entry, Node, Span, Style, Text, Value};
 use super::{Limits, LoadProblem, RawDoc};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 use std::borrow::Cow;
@@ -53,13 +54,14 @@ pub fn split_documents(text: &str, problems: &mut Vec<LoadProblem>) -> Vec<(usiz
 pub fn parse_chunk(
     text: &str,
     offset: usize,
+    file: Option<&FileText>,
     limits: &Limits,
     expanded: &AtomicU64,
     problems: &mut Vec<LoadProblem>,
 ) -> Option<Node> {
     // Most catalogs are plain block YAML: a scanner for that subset builds the same tree
     // several times faster, and hands anything else (including every error) to saphyr.
-    let mut builder = Builder::new(limits, expanded);
+    let mut builder = Builder::new(limits, expanded, file);
     let fast = super::yaml_subset::scan(text, offset, |event, span| {
         matches!(builder.event(event, span), Ok(true))
     });
@@ -67,7 +69,7 @@ pub fn parse_chunk(
         return builder.root;
     }
     let mut index = CharIndex::new(text, offset);
-    let mut builder = Builder::new(limits, expanded);
+    let mut builder = Builder::new(limits, expanded, file);
     let mut parser = Parser::new_from_str(text);
     loop {
         match parser.next_event() {
@@ -189,13 +191,16 @@ struct Builder<'a> {
     nodes: u64,
     /// Alias expansion so far in the whole file (shared by its documents).
     expanded: &'a AtomicU64,
+    /// The file the text is part of: long scalars written verbatim stay ranges of it.
+    file: Option<&'a FileText>,
     root: Option<Node>,
     done: bool,
 }
 
 impl<'a> Builder<'a> {
-    fn new(limits: &'a Limits, expanded: &'a AtomicU64) -> Self {
+    fn new(limits: &'a Limits, expanded: &'a AtomicU64, file: Option<&'a FileText>) -> Self {
         Builder {
+            file,
             limits,
             stack: Vec::new(),
             items: Vec::new(),
@@ -215,7 +220,7 @@ impl<'a> Builder<'a> {
             Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
             Event::Scalar(text, style, anchor, tag) => {
                 let tag_is_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let node = resolve_scalar(text, style, span, tag_is_str);
+                let node = resolve_scalar(text, style, span, tag_is_str, self.file);
                 if anchor != 0 {
                     self.anchors.insert(anchor, (node.clone(), 1));
                 }
@@ -418,7 +423,13 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
 }
 
 /// go-yaml v2 `resolve` for one scalar.
-fn resolve_scalar(text: Cow<'_, str>, style: ScalarStyle, span: Span, tag_is_str: bool) -> Node {
+fn resolve_scalar(
+    text: Cow<'_, str>,
+    style: ScalarStyle,
+    span: Span,
+    tag_is_str: bool,
+    file: Option<&FileText>,
+) -> Node {
     let style = match style {
         ScalarStyle::Plain => Style::Plain,
         ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -429,8 +440,7 @@ fn resolve_scalar(text: Cow<'_, str>, style: ScalarStyle, span: Span, tag_is_str
     let resolved = (style == Style::Plain && !tag_is_str)
         .then(|| resolve_plain(&text))
         .flatten();
-    // An owned scalar's buffer becomes the tree's string without a copy.
-    let value = resolved.unwrap_or_else(|| Value::String(text.into()));
+    let value = resolved.unwrap_or_else(|| Value::String(Text::from_cow(file, text)));
     Node::new(span, style, value)
 }
 
@@ -467,7 +477,11 @@ pub fn resolve_plain(s: &str) -> Option<Value> {
     if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
         return None;
     }
-    let plain: String = s.chars().filter(|&c| c != '_').collect();
+    let plain: Cow<'_, str> = if s.contains('_') {
+        Cow::Owned(s.replace('_', ""))
+    } else {
+        Cow::Borrowed(s)
+    };
     if let Some(v) = go_parse_int(&plain) {
         return Some(Value::Number {
             value: v,
@@ -580,6 +594,7 @@ fn may_use_aliases(text: &str) -> bool {
 pub fn parse_stream(
     text: &str,
     base: usize,
+    file: Option<&FileText>,
     limits: &Limits,
     problems: &mut Vec<LoadProblem>,
 ) -> Vec<RawDoc> {
@@ -592,7 +607,7 @@ pub fn parse_stream(
     let parse = |&(s, e): &(usize, usize)| {
         let mut local = Vec::new();
         let chunk = text.get(s..e).unwrap_or("");
-        let root = parse_chunk(chunk, base + s, limits, &expanded, &mut local);
+        let root = parse_chunk(chunk, base + s, file, limits, &expanded, &mut local);
         (s, e, root, local)
     };
     let parsed: Vec<(usize, usize, Option<Node>, Vec<LoadProblem>)> =
@@ -696,7 +711,7 @@ mod tests {
         }
         let mut p = Vec::new();
         let limits = Limits::default();
-        assert!(parse_chunk(&y, 0, &limits, &AtomicU64::new(0), &mut p).is_none());
+        assert!(parse_chunk(&y, 0, None, &limits, &AtomicU64::new(0), &mut p).is_none());
         assert!(p[0].message.contains("alias"));
     }
 }

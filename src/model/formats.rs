@@ -179,6 +179,16 @@ pub const DNS1123_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lo
 /// Decode standard base64 (Go's `[]byte` JSON encoding); `Err(offset)` at the first bad byte.
 pub fn base64_decode(s: &str) -> Result<Vec<u8>, usize> {
     let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    base64_walk(s, |b| out.push(b))?;
+    Ok(out)
+}
+
+/// Whether `s` decodes as [`base64_decode`] would, without keeping the bytes.
+pub fn base64_validate(s: &str) -> Result<(), usize> {
+    base64_walk(s, |_| {})
+}
+
+fn base64_walk(s: &str, mut out: impl FnMut(u8)) -> Result<(), usize> {
     let (mut acc, mut bits) = (0u32, 0u32);
     let body = s.trim_end_matches('=');
     if s.len() - body.len() > 2 || (!s.len().is_multiple_of(4) && s.contains('=')) {
@@ -198,13 +208,13 @@ pub fn base64_decode(s: &str) -> Result<Vec<u8>, usize> {
         bits += 6;
         if bits >= 8 {
             bits -= 8;
-            out.push((acc >> bits) as u8);
+            out((acc >> bits) as u8);
         }
     }
     if body.len() % 4 == 1 {
         return Err(body.len());
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -236,5 +246,7 @@ mod tests {
         assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
         assert!(base64_decode("aGVsb$8=").is_err());
         assert!(base64_decode("a").is_err());
+        assert_eq!(base64_validate("aGVsbG8="), Ok(()));
+        assert_eq!(base64_validate("aGVsb$8="), Err(5));
     }
 }

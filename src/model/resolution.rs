@@ -443,6 +443,66 @@ pub struct Source<'c, 'a> {
 
 /// Build the resolver's view of the linted catalog (`sources[0]`) together with the catalogs
 /// its dependencies may come from (`--context`).
+/// Groups items (`keys[i][k]` is the key of item `(i, k)`) into slots of equal items, `same`
+/// deciding equality among items with equal keys (the keys are hashes: equal keys almost
+/// always mean equal items). Returns each item's slot and each slot's first item.
+/// Keys are grouped sequentially without reading the items; the confirmations, which do read
+/// them, run in parallel; the rare items unequal to their key's first one are regrouped last.
+#[allow(clippy::type_complexity)]
+fn group_by_key<K: std::hash::Hash + Eq + Sync>(
+    keys: &[Vec<K>],
+    same: &(dyn Fn((usize, usize), (usize, usize)) -> bool + Sync),
+) -> (Vec<Vec<usize>>, Vec<(usize, usize)>) {
+    let mut slot_of: HashMap<&K, usize> = HashMap::with_capacity(keys.iter().map(Vec::len).sum());
+    let mut firsts: Vec<(usize, usize)> = Vec::new();
+    let mut slots: Vec<Vec<usize>> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, list)| {
+            list.iter()
+                .enumerate()
+                .map(|(k, key)| {
+                    let new = firsts.len();
+                    let slot = *slot_of.entry(key).or_insert(new);
+                    if slot == new {
+                        firsts.push((i, k));
+                    }
+                    slot
+                })
+                .collect()
+        })
+        .collect();
+    drop(slot_of);
+    let differing: Vec<(usize, usize)> = slots
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, list)| {
+            let firsts = &firsts;
+            list.iter().enumerate().filter_map(move |(k, &slot)| {
+                let first = firsts.get(slot).copied().unwrap_or_default();
+                (first != (i, k) && !same(first, (i, k))).then_some((i, k))
+            })
+        })
+        .collect();
+    let key = |(i, k): (usize, usize)| keys.get(i).and_then(|l| l.get(k));
+    let mut split: Vec<usize> = Vec::new();
+    for item in differing {
+        let found = split.iter().copied().find(|&slot| {
+            let first = firsts.get(slot).copied().unwrap_or_default();
+            key(first) == key(item) && same(first, item)
+        });
+        let slot = found.unwrap_or_else(|| {
+            firsts.push(item);
+            split.push(firsts.len() - 1);
+            firsts.len() - 1
+        });
+        if let Some(s) = slots.get_mut(item.0).and_then(|l| l.get_mut(item.1)) {
+            *s = slot;
+        }
+    }
+    (slots, firsts)
+}
+
 pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -> Resolution {
     let mut bundles: Vec<&Bundle<'_>> = Vec::new();
     let mut home: Vec<(usize, usize)> = Vec::new();
@@ -625,12 +685,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             .and_then(|b| b.properties.get(pi))
             .and_then(|p| p.value.as_deref())
     };
-    // First slot per key; further slots with the same key (hash collisions) are chained.
-    let mut slot_of: HashMap<(usize, &str, u64), usize> =
-        HashMap::with_capacity(keyed.iter().map(Vec::len).sum());
-    let mut next_same: Vec<Option<usize>> = Vec::new();
-    let mut representative: Vec<(usize, usize)> = Vec::new();
-    let slots: Vec<Vec<(usize, usize)>> = keyed
+    let keys: Vec<Vec<(usize, &str, u64)>> = keyed
         .iter()
         .enumerate()
         .map(|(bi, props)| {
@@ -640,35 +695,28 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 .iter()
                 .map(|&(pi, hash)| {
                     let ty = b.and_then(|b| b.properties.get(pi)).map_or("", |p| p.ty());
-                    let value = value_of(bi, pi);
-                    let new = representative.len();
-                    let first = *slot_of.entry((own, ty, hash)).or_insert(new);
-                    let mut at = (first != new).then_some(first);
-                    let mut last = first;
-                    while let Some(slot) = at {
-                        let (rb, rp) = representative.get(slot).copied().unwrap_or_default();
-                        if value_of(rb, rp)
-                            .zip(value)
-                            .is_some_and(|(r, v)| r.canonical_eq(v))
-                        {
-                            return (pi, slot);
-                        }
-                        last = slot;
-                        at = next_same.get(slot).copied().flatten();
-                    }
-                    representative.push((bi, pi));
-                    next_same.push(None);
-                    if last != new {
-                        if let Some(link) = next_same.get_mut(last) {
-                            *link = Some(new);
-                        }
-                    }
-                    (pi, new)
+                    (own, ty, hash)
                 })
                 .collect()
         })
         .collect();
-    drop(slot_of);
+    let prop = |(bi, k): (usize, usize)| {
+        let pi = keyed.get(bi).and_then(|p| p.get(k)).map_or(0, |x| x.0);
+        (bi, pi)
+    };
+    let (slot_lists, firsts) = group_by_key(&keys, &|a, b| {
+        let ((ab, ap), (bb, bp)) = (prop(a), prop(b));
+        value_of(ab, ap)
+            .zip(value_of(bb, bp))
+            .is_some_and(|(x, y)| x.canonical_eq(y))
+    });
+    let representative: Vec<(usize, usize)> = firsts.into_iter().map(prop).collect();
+    let slots: Vec<Vec<(usize, usize)>> = keyed
+        .iter()
+        .zip(slot_lists)
+        .map(|(props, slots)| props.iter().map(|x| x.0).zip(slots).collect())
+        .collect();
+    drop(keys);
     drop(keyed);
     // 3. Decode and convert each distinct value once (CEL rules interned under a lock).
     let decoded: Vec<DepInfo> = representative
@@ -837,7 +885,33 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
 
 #[cfg(test)]
 mod tests {
-    use super::sort_channel;
+    use super::{group_by_key, sort_channel};
+
+    #[test]
+    fn grouping_by_hash_confirms_equality() {
+        // Items are numbers; the "hash" is the number mod 3, so 1, 4 and 7 collide.
+        let items = [vec![1, 4, 1], vec![7, 4], vec![2, 7, 5]];
+        let keys: Vec<Vec<u32>> = items
+            .iter()
+            .map(|l| l.iter().map(|n| n % 3).collect())
+            .collect();
+        let at = |(i, k): (usize, usize)| items[i][k];
+        let (slots, firsts) = group_by_key(&keys, &|a, b| at(a) == at(b));
+        // Every item's slot holds its value, and each value has exactly one slot.
+        for (i, list) in slots.iter().enumerate() {
+            for (k, &slot) in list.iter().enumerate() {
+                assert_eq!(at(firsts[slot]), items[i][k]);
+            }
+        }
+        let mut values: Vec<u32> = firsts.iter().map(|&f| at(f)).collect();
+        values.sort_unstable();
+        assert_eq!(values, vec![1, 2, 4, 5, 7]);
+        // The representative is the first occurrence.
+        assert_eq!(firsts[slots[0][1]], (0, 1));
+        assert_eq!(firsts[slots[2][1]], (1, 0));
+        assert_eq!(slots[0][0], slots[0][2]);
+        assert_eq!(slots[0][1], slots[1][1]);
+    }
 
     #[test]
     fn sort_channel_like_olm() {
