@@ -176,7 +176,7 @@ fn answer(
     let name_of = |id: EntryId| {
         problem
             .entry(id)
-            .map_or(String::new(), |e| e.bundle.clone())
+            .map_or(String::new(), |e| e.bundle.to_string())
     };
     match &res.verdict {
         Verdict::Installable { chosen } => {
@@ -208,8 +208,8 @@ fn answer(
                             let dep = problem.entry(entry).and_then(|e| e.dependencies.get(index));
                             (
                                 Some(name_of(entry)),
-                                dep.map_or(String::new(), |d| d.label.clone()),
-                                dep.map_or(vec![], |d| d.candidates.clone()),
+                                dep.map_or(String::new(), |d| d.label.to_string()),
+                                dep.map_or(vec![], |d| d.candidates.to_vec()),
                             )
                         }
                     };
@@ -220,8 +220,8 @@ fn answer(
                         .collect();
                     Step {
                         bundle: name_of(c.chosen),
-                        catalog: entry.map_or(String::new(), |e| e.catalog.clone()),
-                        channel: entry.map_or(String::new(), |e| e.channel.clone()),
+                        catalog: entry.map_or(String::new(), |e| e.catalog.to_string()),
+                        channel: entry.map_or(String::new(), |e| e.channel.to_string()),
                         parent,
                         reason,
                         passed_over,
@@ -332,10 +332,10 @@ fn subscription_candidates(
             continue;
         }
         match pos {
-            Some(pos) => offered.push((!default, e.channel.clone(), pos, id)),
+            Some(pos) => offered.push((!default, e.channel.to_string(), pos, id)),
             // A starting CSV off the chain is still what the subscription names.
             None if sub.starting.is_some() && sub.current.is_none() => {
-                offered.push((!default, e.channel.clone(), usize::MAX, id))
+                offered.push((!default, e.channel.to_string(), usize::MAX, id))
             }
             None => {}
         }

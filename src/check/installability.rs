@@ -224,7 +224,7 @@ fn uninstallable(
                                 .problem
                                 .entry(*entry)
                                 .and_then(|e| e.dependencies.get(*index))
-                                .map_or(String::new(), |x| x.label.clone());
+                                .map_or(String::new(), |x| x.label.to_string());
                             d = d.related(format!("{owner} {label}"), Some(l));
                         }
                     }
@@ -269,7 +269,7 @@ fn uninstallable(
         .get(bi)
         .into_iter()
         .flatten()
-        .filter_map(|x| x.failure_message.clone())
+        .filter_map(|x| x.failure_message.as_deref().map(str::to_string))
         .collect();
     let authors = if cel_messages.is_empty() {
         String::new()
@@ -399,7 +399,7 @@ fn self_conflict(b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) -> bo
 fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) {
     let Some(pred) = &d.pred else { return };
     let r = ctx.resolution;
-    let self_ok = d.ineligible.iter().chain(&d.candidates).any(|&e| {
+    let self_ok = d.ineligible.iter().chain(d.candidates.iter()).any(|&e| {
         r.entry_bundle
             .get(e as usize)
             .and_then(|&x| ctx.bundle(x))

@@ -11,10 +11,11 @@ use crate::model::resolution::{runtime_of, BundleDep, Resolution};
 use crate::model::{Bundle, Channel};
 use crate::semantics::cel;
 use crate::semantics::constraint::predicate::{Facts, Pred};
+use compact_str::CompactString;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A GVK as (group, version, kind).
-type Gvk = (String, String, String);
+type Gvk = (CompactString, CompactString, CompactString);
 
 /// A channel present in both versions whose head changed.
 struct Moved {
@@ -59,7 +60,7 @@ fn heads(r: &Resolution) -> BTreeMap<(String, String), usize> {
         let (Some(entry), Some(&bi)) = (r.problem.entries.get(e), r.entry_bundle.get(e)) else {
             continue;
         };
-        out.insert((entry.package.clone(), entry.channel.clone()), bi);
+        out.insert((entry.package.to_string(), entry.channel.to_string()), bi);
     }
     out
 }
@@ -85,7 +86,7 @@ fn positive_gvks(pred: &Pred, out: &mut Vec<Gvk>) {
             group,
             version,
             kind,
-        } => out.push((group.clone(), version.clone(), kind.clone())),
+        } => out.push((group.into(), version.into(), kind.into())),
         Pred::All(ps) | Pred::Any(ps) => ps.iter().for_each(|p| positive_gvks(p, out)),
         _ => {}
     }
@@ -233,7 +234,7 @@ fn deadlocks(ctx: &Ctx<'_>, base: &Baseline<'_>, moved: &[Moved], out: &mut Vec<
     let mut seen: BTreeSet<(usize, usize)> = BTreeSet::new();
     for p in moved {
         for d in r.deps.get(p.new).into_iter().flatten() {
-            for &e in &d.candidates {
+            for &e in d.candidates.iter() {
                 let Some(&q_new) = r.entry_bundle.get(e as usize) else {
                     continue;
                 };

@@ -11,11 +11,12 @@ use crate::semantics::constraint::predicate::{Facts, Pred};
 use crate::semantics::constraint::property::{is_dependency, verdict};
 use crate::semantics::sat::{Dependency, Entry, EntryId, Problem};
 use crate::semantics::version;
+use compact_str::CompactString;
 use rayon::prelude::*;
 // foldhash: these maps are keyed by names and hashes over every bundle; SipHash showed in profiles.
 use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 use std::hash::{BuildHasher as _, Hasher as _};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Where a dependency comes from: bundle index and property index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,9 +47,11 @@ pub struct DepInfo {
     /// OLM's error for the property, when it fails to parse or convert.
     pub error: Option<String>,
     pub label: String,
-    pub failure_message: Option<String>,
+    /// `requires an operator <label>`, as every entry's SAT dependency labels it.
+    pub sat_label: Arc<str>,
+    pub failure_message: Option<Arc<str>>,
     /// Eligible candidates in preference order (entries of other bundles or of this one).
-    pub candidates: Vec<EntryId>,
+    pub candidates: Arc<[EntryId]>,
     /// Matching entries that are not candidates: skipped or off the replaces chain.
     pub ineligible: Vec<EntryId>,
     /// `sortChannel` error of a channel holding a matching entry (aborts resolution).
@@ -335,7 +338,7 @@ fn sort_channel(
 
 fn facts_of(b: &Bundle<'_>) -> Facts {
     let mut f = Facts {
-        package: b.package().to_string(),
+        package: b.package().into(),
         ..Facts::default()
     };
     for p in &b.properties {
@@ -343,10 +346,7 @@ fn facts_of(b: &Bundle<'_>) -> Facts {
             continue;
         };
         let s = |k: &str| {
-            v.get_folded(k)
-                .and_then(|e| e.value.as_str())
-                .unwrap_or("")
-                .to_string()
+            CompactString::from(v.get_folded(k).and_then(|e| e.value.as_str()).unwrap_or(""))
         };
         match p.ty() {
             "olm.package" => {
@@ -409,8 +409,8 @@ pub fn is_hidden(ty: &str) -> bool {
     matches!(ty, "olm.bundle.object" | "olm.csv.metadata")
 }
 
-fn gvk_key(g: &str, v: &str, k: &str) -> String {
-    format!("{g}/{v}/{k}")
+fn gvk_key(g: &str, v: &str, k: &str) -> CompactString {
+    compact_str::format_compact!("{g}/{v}/{k}")
 }
 
 /// Packages and GVKs (`group/version/Kind`) that other catalogs provide (`provided:` in the
@@ -537,7 +537,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
     let mut entries: Vec<Entry> = Vec::new();
     let mut entry_bundle: Vec<usize> = Vec::new();
     let mut eligible: Vec<bool> = Vec::new();
-    let mut order: Vec<(usize, bool, String, String, usize)> = Vec::new();
+    let mut order: Vec<(usize, bool, CompactString, CompactString, usize)> = Vec::new();
     let mut entry_source: Vec<usize> = Vec::new();
     let mut entry_channel_error: Vec<Option<usize>> = Vec::new();
     let mut channel_errors: Vec<String> = Vec::new();
@@ -585,16 +585,16 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             };
             let id = entries.len() as EntryId;
             let f = facts.get(bi);
-            let mut gvks: Vec<String> = f
+            let mut gvks: Vec<CompactString> = f
                 .map(|f| f.gvks.iter().map(|(g, v, k)| gvk_key(g, v, k)).collect())
                 .unwrap_or_default();
             gvks.sort();
             gvks.dedup();
             entries.push(Entry {
-                bundle: name.to_string(),
-                package: pkg.to_string(),
-                channel: ch.to_string(),
-                catalog: source.name.clone(),
+                bundle: (*name).into(),
+                package: pkg.into(),
+                channel: ch.into(),
+                catalog: source.name.as_str().into(),
                 deprecated: deprecated.get(bi).copied().unwrap_or(false),
                 prohibited: None,
                 provides_gvks: gvks,
@@ -610,8 +610,8 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             order.push((
                 catalog_rank.get(si).copied().unwrap_or(0),
                 !is_default,
-                pkg.to_string(),
-                ch.to_string(),
+                (*pkg).into(),
+                (*ch).into(),
                 pos.get(&i).copied().unwrap_or(usize::MAX),
             ));
             entry_channel_error.push(err_idx);
@@ -621,8 +621,8 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
         }
     }
     // Lookup indexes for candidate search.
-    let mut by_package: HashMap<String, Vec<EntryId>> = HashMap::new();
-    let mut by_gvk: HashMap<String, Vec<EntryId>> = HashMap::new();
+    let mut by_package: HashMap<&str, Vec<EntryId>> = HashMap::new();
+    let mut by_gvk: HashMap<&str, Vec<EntryId>> = HashMap::new();
     for (id, e) in entries.iter().enumerate() {
         let f = entry_bundle.get(id).and_then(|&b| facts.get(b));
         let mut names: Vec<&str> = vec![e.package.as_str()];
@@ -638,13 +638,10 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
         names.sort_unstable();
         names.dedup();
         for n in names {
-            by_package
-                .entry(n.to_string())
-                .or_default()
-                .push(id as EntryId);
+            by_package.entry(n).or_default().push(id as EntryId);
         }
         for g in &e.provides_gvks {
-            by_gvk.entry(g.clone()).or_default().push(id as EntryId);
+            by_gvk.entry(g.as_str()).or_default().push(id as EntryId);
         }
     }
     let runtime = |bi: usize, only: Option<&str>| {
@@ -736,15 +733,16 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             DepInfo {
                 error: v.olm_error(ty),
                 pred: v.pred,
+                sat_label: format!("requires an operator {}", v.label).into(),
                 label: v.label,
                 failure_message: (ty == "olm.constraint")
                     .then(|| {
                         value
                             .get_folded("failureMessage")
-                            .and_then(|e| e.value.as_str().map(str::to_string))
+                            .and_then(|e| e.value.as_str().map(Arc::from))
                     })
                     .flatten(),
-                candidates: vec![],
+                candidates: Arc::new([]),
                 ineligible: vec![],
                 channel_error: None,
             }
@@ -775,7 +773,11 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                     let mut s: Vec<EntryId> = gvks
                         .iter()
                         .flat_map(|(g, v, k)| {
-                            by_gvk.get(&gvk_key(g, v, k)).into_iter().flatten().copied()
+                            by_gvk
+                                .get(gvk_key(g, v, k).as_str())
+                                .into_iter()
+                                .flatten()
+                                .copied()
                         })
                         .collect();
                     s.sort_unstable();
@@ -811,7 +813,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                     (foreign, order.get(*e as usize))
                 };
                 good.sort_by(|a, b| key(a).cmp(&key(b)));
-                dep.candidates = good;
+                dep.candidates = good.into();
                 dep.ineligible = bad;
             }
             std::sync::Arc::new(dep)
@@ -841,14 +843,15 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 if d.candidates.is_empty() && provided.covers(pred) {
                     continue;
                 }
-                let mut candidates = d.candidates.clone();
                 // A bundle may satisfy its own dependency even off the chain.
-                if d.ineligible.contains(&eid) {
-                    candidates.push(eid);
-                }
+                let candidates = if d.ineligible.contains(&eid) {
+                    d.candidates.iter().copied().chain([eid]).collect()
+                } else {
+                    Arc::clone(&d.candidates)
+                };
                 sat_deps.push(Dependency {
                     candidates,
-                    label: format!("requires an operator {}", d.label),
+                    label: Arc::clone(&d.sat_label),
                     origin: origins.len() as u32,
                     cel_message: d.failure_message.clone(),
                 });

@@ -3,6 +3,7 @@
 
 use super::{CompoundKind, Constraint, Kind};
 use crate::semantics::range::{self, Range};
+use compact_str::CompactString;
 use semver::Version;
 
 /// A compiled predicate. CEL rules are referenced by an index the caller assigns (each
@@ -78,17 +79,18 @@ pub fn convert(
 
 /// What a predicate can see of one candidate entry.
 #[derive(Debug, Default, Clone)]
+/// Names are inline strings: one set of facts per bundle, and most names fit in 24 bytes.
 pub struct Facts {
     /// The entry's own package.
-    pub package: String,
+    pub package: CompactString,
     /// The entry's version (tolerant parse of its `olm.package` version).
     pub version: Option<Version>,
     /// `olm.package` properties: packageName and strictly parsed version.
-    pub olm_packages: Vec<(String, Option<Version>)>,
+    pub olm_packages: Vec<(CompactString, Option<Version>)>,
     /// `olm.gvk` properties as (group, version, kind).
-    pub gvks: Vec<(String, String, String)>,
+    pub gvks: Vec<(CompactString, CompactString, CompactString)>,
     /// `olm.label` properties.
-    pub labels: Vec<String>,
+    pub labels: Vec<CompactString>,
 }
 
 impl Pred {
@@ -204,7 +206,7 @@ mod tests {
     /// The three sample bundles of spec §9.
     fn samples() -> Vec<(&'static str, Facts)> {
         let v = |s: &str| Version::parse(s).ok();
-        let g = |x: &str, k: &str| (x.to_string(), "v1".to_string(), k.to_string());
+        let g = |x: &str, k: &str| (x.into(), "v1".into(), k.into());
         vec![
             (
                 "foo1",

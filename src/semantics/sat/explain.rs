@@ -76,7 +76,7 @@ fn olm_id(problem: &Problem, e: EntryId, ns: &str) -> String {
 fn bundle_name(problem: &Problem, e: EntryId) -> String {
     problem
         .entry(e)
-        .map_or_else(|| format!("#{e}"), |x| x.bundle.clone())
+        .map_or_else(|| format!("#{e}"), |x| x.bundle.to_string())
 }
 
 /// `a`, `a and b`, `a, b and c` (OLM's invariant style).
@@ -227,7 +227,7 @@ impl Names {
                 .get(x.bundle.as_str())
                 .map_or(&[][..], Vec::as_slice);
             let name = if same.len() <= 1 {
-                x.bundle.clone()
+                x.bundle.to_string()
             } else {
                 let catalogs: BTreeSet<&str> = same
                     .iter()
@@ -348,7 +348,7 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
                     continue;
                 };
                 sentences.push(dep_sentence(problem, &names, e, dep));
-                for &c in &dep.candidates {
+                for &c in dep.candidates.iter() {
                     if prohibited.contains(&c) && told_prohibited.insert(c) {
                         sentences.push(deprecated_sentence(problem, &names, c));
                     }

@@ -45,7 +45,9 @@ mod solver;
 #[cfg(test)]
 mod tests;
 
+use compact_str::CompactString;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 pub use check::{CheckStats, Checker};
 pub use explain::{explain, olm_message, olm_message_with, OlmStyle, PredicateText};
@@ -58,20 +60,20 @@ pub type EntryId = u32;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Entry {
     /// Bundle name, e.g. `foo.v1.0.0`.
-    pub bundle: String,
+    pub bundle: CompactString,
     /// Package of the entry.
-    pub package: String,
-    pub channel: String,
-    pub catalog: String,
+    pub package: CompactString,
+    pub channel: CompactString,
+    pub catalog: CompactString,
     /// `olm.deprecated`: the entry is Prohibited.
     pub deprecated: bool,
     /// Prohibited for another reason, said as a predicate of the bundle (e.g. `fails cluster
     /// constraint 1 of cluster.yaml`); explanations use it instead of "is deprecated".
     pub prohibited: Option<String>,
     /// `group/version/Kind` of every `olm.gvk` property (deduplicated here again).
-    pub provides_gvks: Vec<String>,
+    pub provides_gvks: Vec<CompactString>,
     /// `packageName` of every `olm.package` property (one-bundle-per-package invariant).
-    pub package_props: Vec<String>,
+    pub package_props: Vec<CompactString>,
     /// Dependencies in property order.
     pub dependencies: Vec<Dependency>,
     /// The entry's own constraints fail to decode/compile: OLM aborts any
@@ -84,13 +86,14 @@ pub struct Entry {
 pub struct Dependency {
     /// Eligible candidates in OLM's preference order; may contain the owner.
     /// Ids outside the problem are ignored.
-    pub candidates: Vec<EntryId>,
+    /// Shared: every entry of every bundle with the same dependency value holds the same list.
+    pub candidates: Arc<[EntryId]>,
     /// Human text, e.g. `requires package bar >=2.0.0`.
-    pub label: String,
+    pub label: Arc<str>,
     /// Opaque id for the caller (source span).
     pub origin: u32,
     /// The author's `failureMessage`.
-    pub cel_message: Option<String>,
+    pub cel_message: Option<Arc<str>>,
 }
 
 /// The abstract resolution problem plus precomputed indices.

@@ -42,7 +42,7 @@ impl Cat {
             package: package.into(),
             channel: channel.into(),
             catalog: catalog.into(),
-            provides_gvks: gvks.iter().map(|g| g.to_string()).collect(),
+            provides_gvks: gvks.iter().map(|&g| g.into()).collect(),
             package_props: vec![package.into()],
             ..Entry::default()
         });
@@ -56,7 +56,7 @@ impl Cat {
     fn req(&mut self, owner: EntryId, candidates: &[EntryId], label: &str) -> usize {
         let deps = &mut self.entries[owner as usize].dependencies;
         deps.push(Dependency {
-            candidates: candidates.to_vec(),
+            candidates: candidates.into(),
             label: label.into(),
             origin: deps.len() as u32,
             cel_message: None,
@@ -1227,7 +1227,7 @@ fn is_model(p: &Problem, set: &[EntryId]) -> bool {
             .provides_gvks
             .iter()
             .chain(&entry.package_props)
-            .map(String::as_str)
+            .map(CompactString::as_str)
             .collect();
         mine.sort_unstable();
         mine.dedup();
@@ -1390,13 +1390,13 @@ fn synthetic(packages: usize, seed: u64) -> Problem {
                 gvks.push(format!("shared.example.com/v1/S{}", rng.below(500)));
             }
             entries.push(Entry {
-                bundle: format!("p{p}.v{v}.0.0"),
-                package: format!("p{p}"),
+                bundle: format!("p{p}.v{v}.0.0").into(),
+                package: format!("p{p}").into(),
                 channel: "stable".into(),
                 catalog: "synthetic".into(),
                 deprecated: rng.below(50) == 0,
-                provides_gvks: gvks,
-                package_props: vec![format!("p{p}")],
+                provides_gvks: gvks.into_iter().map(Into::into).collect(),
+                package_props: vec![format!("p{p}").into()],
                 ..Entry::default()
             });
         }
@@ -1419,8 +1419,8 @@ fn synthetic(packages: usize, seed: u64) -> Problem {
                     .map(|tv| (target * versions + tv) as EntryId)
                     .collect();
                 entries[e].dependencies.push(Dependency {
-                    candidates: cands,
-                    label: format!("requires package p{target} (dep {d})"),
+                    candidates: cands.into(),
+                    label: format!("requires package p{target} (dep {d})").into(),
                     origin: d as u32,
                     cel_message: None,
                 });
@@ -1516,7 +1516,7 @@ fn ref_cnf(p: &Problem, start: EntryId) -> RefCnf {
     let mut i = 0;
     while i < closure.len() {
         for d in &p.entries[closure[i] as usize].dependencies {
-            for &c in &d.candidates {
+            for &c in d.candidates.iter() {
                 if let std::collections::hash_map::Entry::Vacant(slot) = local.entry(c) {
                     slot.insert(closure.len());
                     closure.push(c);
