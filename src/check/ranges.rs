@@ -173,7 +173,8 @@ pub fn check_range(
         };
         out.push(d("OLM303", msg, span).severity(sev).help(help));
     }
-    if parsed.is_empty() && !parsed.has_nil_group() {
+    let empty = parsed.is_empty();
+    if empty && !parsed.has_nil_group() {
         let msg = format!("version range {text:?} matches no version at all");
         let mut diag = d("OLM302", msg, site.node.span).help(
             "Tokens separated by spaces are ANDed: `1.0.0 2.0.0` needs both at once, `>2.0.0 <1.0.0` contradicts itself. Use ` || ` for alternatives.",
@@ -190,7 +191,7 @@ pub fn check_range(
                     .help(format!("A bare version means `={0}` in OLM, so any newer release of the dependency breaks installation. Most authors mean `>={0}`.", text.trim())),
             );
         }
-        if parsed.has_upper_bound() && !parsed.is_empty() {
+        if !empty && parsed.has_upper_bound() {
             out.push(
                 d("OLM306", format!("{text:?} sets a maximum version ({})", parsed.intervals()), site.node.span)
                     .help("The OLM docs advise against upper bounds on dependencies: they block upgrades of the dependency for every cluster that installs this bundle."),

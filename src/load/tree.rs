@@ -366,7 +366,7 @@ fn write_canonical(node: &Node, out: &mut impl Sink) {
 
 /// A mapping's entries as Go marshals the map: sorted by key, the last duplicate kept. Keys
 /// usually arrive sorted and unique, which skips the sorting copy.
-fn canonical_entries(entries: &[Entry]) -> CanonicalEntries<'_> {
+pub fn canonical_entries(entries: &[Entry]) -> CanonicalEntries<'_> {
     let in_order = entries.windows(2).all(|w| match w {
         [a, b] => a.key < b.key,
         _ => true,
@@ -378,20 +378,24 @@ fn canonical_entries(entries: &[Entry]) -> CanonicalEntries<'_> {
     }
 }
 
-enum CanonicalEntries<'a> {
+pub enum CanonicalEntries<'a> {
     AsWritten(&'a [Entry]),
     Sorted(Vec<&'a Entry>),
 }
 
 impl<'a> CanonicalEntries<'a> {
-    fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         match self {
             CanonicalEntries::AsWritten(e) => e.len(),
             CanonicalEntries::Sorted(e) => e.len(),
         }
     }
 
-    fn get(&self, i: usize) -> Option<&'a Entry> {
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, i: usize) -> Option<&'a Entry> {
         match self {
             CanonicalEntries::AsWritten(e) => e.get(i),
             CanonicalEntries::Sorted(e) => e.get(i).copied(),
@@ -401,6 +405,11 @@ impl<'a> CanonicalEntries<'a> {
     /// In reverse, for explicit stacks that pop them in order.
     fn rev(&self) -> impl Iterator<Item = &'a Entry> + '_ {
         (0..self.len()).rev().filter_map(|i| self.get(i))
+    }
+
+    /// In order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a Entry> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::{CompoundKind, Constraint, Kind, GO_MAX_DEPTH, MAX_SIZE};
 use crate::diag::pointer_segment;
-use crate::load::tree::{dedup_sorted, Node, Span, Value};
+use crate::load::tree::{canonical_entries, Node, Span, Value};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IssueKind {
@@ -193,10 +193,10 @@ impl Decoder {
         obj: &'a Node,
         pointer: &str,
         names: &[&'static str],
-    ) -> Vec<Option<&'a crate::load::tree::Entry>> {
-        let mut out: Vec<Option<&crate::load::tree::Entry>> = vec![None; names.len()];
+    ) -> [Option<&'a crate::load::tree::Entry>; FIELDS.len()] {
+        let mut out = [None; FIELDS.len()];
         // Canonical order: the registry re-encodes values with sorted keys.
-        for e in dedup_sorted(obj.as_map().unwrap_or(&[])) {
+        for e in canonical_entries(obj.as_map().unwrap_or(&[])).iter() {
             // Pointers are built only for issues: decoding runs for every constraint.
             let p = || format!("{pointer}/{}", pointer_segment(&e.key));
             match names.iter().position(|n| n.eq_ignore_ascii_case(&e.key)) {
