@@ -334,10 +334,7 @@ impl JsonParser<'_> {
                 // No escapes: the string is its source text.
                 Some(b'"') if run_start == first => {
                     self.pos += 1;
-                    return Ok(match self.file {
-                        Some(file) => Text::in_file(file, run),
-                        None => Text::from(run),
-                    });
+                    return Ok(Text::from_cow(self.file, run.into()));
                 }
                 Some(b'"') => {
                     out.push_str(run);

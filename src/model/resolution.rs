@@ -441,18 +441,18 @@ pub struct Source<'c, 'a> {
     pub priority: i64,
 }
 
-/// Build the resolver's view of the linted catalog (`sources[0]`) together with the catalogs
-/// its dependencies may come from (`--context`).
+/// An item `(i, k)`: the `k`-th of list `i`.
+type Item = (usize, usize);
+
 /// Groups items (`keys[i][k]` is the key of item `(i, k)`) into slots of equal items, `same`
 /// deciding equality among items with equal keys (the keys are hashes: equal keys almost
 /// always mean equal items). Returns each item's slot and each slot's first item.
 /// Keys are grouped sequentially without reading the items; the confirmations, which do read
 /// them, run in parallel; the rare items unequal to their key's first one are regrouped last.
-#[allow(clippy::type_complexity)]
 fn group_by_key<K: std::hash::Hash + Eq + Sync>(
     keys: &[Vec<K>],
-    same: &(dyn Fn((usize, usize), (usize, usize)) -> bool + Sync),
-) -> (Vec<Vec<usize>>, Vec<(usize, usize)>) {
+    same: &(dyn Fn(Item, Item) -> bool + Sync),
+) -> (Vec<Vec<usize>>, Vec<Item>) {
     let mut slot_of: HashMap<&K, usize> = HashMap::with_capacity(keys.iter().map(Vec::len).sum());
     let mut firsts: Vec<(usize, usize)> = Vec::new();
     let mut slots: Vec<Vec<usize>> = keys
@@ -503,6 +503,8 @@ fn group_by_key<K: std::hash::Hash + Eq + Sync>(
     (slots, firsts)
 }
 
+/// Build the resolver's view of the linted catalog (`sources[0]`) together with the catalogs
+/// its dependencies may come from (`--context`).
 pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -> Resolution {
     let mut bundles: Vec<&Bundle<'_>> = Vec::new();
     let mut home: Vec<(usize, usize)> = Vec::new();
