@@ -65,7 +65,7 @@ impl Text {
     pub fn from_cow(file: Option<&FileText>, s: Cow<'_, str>) -> Self {
         match (file, s) {
             (Some(file), Cow::Borrowed(s)) => Text::in_file(file, s),
-            (_, s) => Text(Repr::Own(s.into())),
+            (_, s) => Text::from(s),
         }
     }
 }
@@ -114,12 +114,6 @@ impl From<String> for Text {
 impl From<Cow<'_, str>> for Text {
     fn from(s: Cow<'_, str>) -> Self {
         Text(Repr::Own(s.into()))
-    }
-}
-
-impl From<Text> for String {
-    fn from(t: Text) -> Self {
-        t.as_str().to_string()
     }
 }
 

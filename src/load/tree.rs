@@ -384,18 +384,14 @@ pub enum CanonicalEntries<'a> {
 }
 
 impl<'a> CanonicalEntries<'a> {
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         match self {
             CanonicalEntries::AsWritten(e) => e.len(),
             CanonicalEntries::Sorted(e) => e.len(),
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn get(&self, i: usize) -> Option<&'a Entry> {
+    fn get(&self, i: usize) -> Option<&'a Entry> {
         match self {
             CanonicalEntries::AsWritten(e) => e.get(i),
             CanonicalEntries::Sorted(e) => e.get(i).copied(),

@@ -441,25 +441,30 @@ pub struct Source<'c, 'a> {
     pub priority: i64,
 }
 
+/// A dependency property's grouping key: depender's catalog, type, hash of the canonical value.
+type ValueKey<'a> = (usize, &'a str, u64);
+
 /// An item `(i, k)`: the `k`-th of list `i`.
 type Item = (usize, usize);
 
-/// Groups items (`keys[i][k]` is the key of item `(i, k)`) into slots of equal items, `same`
-/// deciding equality among items with equal keys (the keys are hashes: equal keys almost
+/// Groups items (`key(&lists[i][k])` is the key of item `(i, k)`) into slots of equal items,
+/// `same` deciding equality among items with equal keys (the keys are hashes: equal keys almost
 /// always mean equal items). Returns each item's slot and each slot's first item.
 /// Keys are grouped sequentially without reading the items; the confirmations, which do read
 /// them, run in parallel; the rare items unequal to their key's first one are regrouped last.
-fn group_by_key<K: std::hash::Hash + Eq + Sync>(
-    keys: &[Vec<K>],
+fn group_by_key<T, K: std::hash::Hash + Eq>(
+    lists: &[Vec<T>],
+    key: impl Fn(&T) -> &K,
     same: &(dyn Fn(Item, Item) -> bool + Sync),
 ) -> (Vec<Vec<usize>>, Vec<Item>) {
-    let mut slot_of: HashMap<&K, usize> = HashMap::with_capacity(keys.iter().map(Vec::len).sum());
-    let mut firsts: Vec<(usize, usize)> = Vec::new();
-    let mut slots: Vec<Vec<usize>> = keys
+    let mut slot_of: HashMap<&K, usize> = HashMap::with_capacity(lists.iter().map(Vec::len).sum());
+    let mut firsts: Vec<Item> = Vec::new();
+    let mut slots: Vec<Vec<usize>> = lists
         .iter()
         .enumerate()
         .map(|(i, list)| {
             list.iter()
+                .map(&key)
                 .enumerate()
                 .map(|(k, key)| {
                     let new = firsts.len();
@@ -484,7 +489,7 @@ fn group_by_key<K: std::hash::Hash + Eq + Sync>(
             })
         })
         .collect();
-    let key = |(i, k): (usize, usize)| keys.get(i).and_then(|l| l.get(k));
+    let key = |(i, k): Item| lists.get(i).and_then(|l| l.get(k)).map(&key);
     let mut split: Vec<usize> = Vec::new();
     for item in differing {
         let found = split.iter().copied().find(|&slot| {
@@ -659,9 +664,10 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
     });
     let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
     // 1. Every dependency property with a hash of its canonical value (in parallel).
-    let keyed: Vec<Vec<(usize, u64)>> = bundles
+    let keyed: Vec<Vec<(usize, ValueKey<'_>)>> = bundles
         .par_iter()
-        .map(|b| {
+        .zip(home.par_iter())
+        .map(|(b, &(own, _))| {
             b.properties
                 .iter()
                 .enumerate()
@@ -669,7 +675,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 .filter_map(|(pi, p)| {
                     let mut h = foldhash::quality::FixedState::with_seed(0).build_hasher();
                     p.value.as_deref()?.canonical_hash(&mut h);
-                    Some((pi, h.finish()))
+                    Some((pi, (own, p.ty(), h.finish())))
                 })
                 .collect()
         })
@@ -684,26 +690,11 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             .and_then(|b| b.properties.get(pi))
             .and_then(|p| p.value.as_deref())
     };
-    let keys: Vec<Vec<(usize, &str, u64)>> = keyed
-        .iter()
-        .enumerate()
-        .map(|(bi, props)| {
-            let own = home.get(bi).map_or(0, |h| h.0);
-            let b = bundles.get(bi);
-            props
-                .iter()
-                .map(|&(pi, hash)| {
-                    let ty = b.and_then(|b| b.properties.get(pi)).map_or("", |p| p.ty());
-                    (own, ty, hash)
-                })
-                .collect()
-        })
-        .collect();
     let prop = |(bi, k): (usize, usize)| {
         let pi = keyed.get(bi).and_then(|p| p.get(k)).map_or(0, |x| x.0);
         (bi, pi)
     };
-    let (slot_lists, firsts) = group_by_key(&keys, &|a, b| {
+    let (slot_lists, firsts) = group_by_key(&keyed, |x| &x.1, &|a, b| {
         let ((ab, ap), (bb, bp)) = (prop(a), prop(b));
         value_of(ab, ap)
             .zip(value_of(bb, bp))
@@ -715,7 +706,6 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
         .zip(slot_lists)
         .map(|(props, slots)| props.iter().map(|x| x.0).zip(slots).collect())
         .collect();
-    drop(keys);
     drop(keyed);
     // 3. Decode and convert each distinct value once (CEL rules interned under a lock).
     let decoded: Vec<DepInfo> = representative
@@ -901,7 +891,7 @@ mod tests {
             .map(|l| l.iter().map(|n| n % 3).collect())
             .collect();
         let at = |(i, k): (usize, usize)| items[i][k];
-        let (slots, firsts) = group_by_key(&keys, &|a, b| at(a) == at(b));
+        let (slots, firsts) = group_by_key(&keys, |k| k, &|a, b| at(a) == at(b));
         // Every item's slot holds its value, and each value has exactly one slot.
         for (i, list) in slots.iter().enumerate() {
             for (k, &slot) in list.iter().enumerate() {
