@@ -10,6 +10,8 @@ use crate::model::{Bundle, Property};
 use crate::semantics::constraint::{
     decode, CompoundKind, Constraint, IssueKind, Kind, DOCUMENTED_SIZE, FIELDS, MAX_SIZE,
 };
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 
 /// Keys of the generic-constraint proposal that OLM never implemented.
 const PROVISIONAL_KEYS: [&str; 4] = ["evaluator", "rule", "action", "source"];
@@ -22,10 +24,14 @@ const PROVISIONAL_TYPES: [&str; 4] = [
 const KIND_KEYS: [&str; 6] = ["gvk", "package", "cel", "all", "any", "not"];
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    // A constraint's findings depend only on its value as written (and the config), not on
+    // where it sits: a value written like one already found clean is clean. Catalogs repeat
+    // a bundle's constraints in every version, so most values are checked once.
+    let mut clean: HashMap<u64, Vec<&Node>> = HashMap::new();
     for b in &ctx.catalog.bundles {
         for p in &b.properties {
             match p.ty() {
-                "olm.constraint" => constraint_property(ctx, b, p, out),
+                "olm.constraint" => unless_clean(ctx, b, p, &mut clean, out),
                 // In bundle directories these come from dependencies.yaml: OLM601 covers them.
                 "olm.package.required" | "olm.gvk.required" | "olm.label.required"
                     if !from_dependencies_yaml(ctx, p) =>
@@ -58,6 +64,30 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 }
             }
         }
+    }
+}
+
+/// [`constraint_property`], unless a value written alike was already found clean.
+fn unless_clean<'a>(
+    ctx: &Ctx<'_>,
+    b: &Bundle<'_>,
+    p: &'a Property<'_>,
+    clean: &mut HashMap<u64, Vec<&'a Node>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(value) = p.value.as_deref() else {
+        return; // missing value: OLM108
+    };
+    let mut h = foldhash::quality::FixedState::with_seed(0).build_hasher();
+    value.canonical_hash(&mut h);
+    let seen = clean.entry(h.finish()).or_default();
+    if seen.iter().any(|c| c.same_as_written(value)) {
+        return;
+    }
+    let before = out.len();
+    constraint_property(ctx, b, p, out);
+    if out.len() == before {
+        seen.push(value);
     }
 }
 

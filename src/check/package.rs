@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::diag::{Diagnostic, Severity};
-use crate::model::formats::{base64_decode, dns1123_label_errors, dns1123_label_ok};
+use crate::model::formats::{base64_head, base64_validate, dns1123_label_errors, dns1123_label_ok};
 use std::collections::HashMap;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
@@ -70,24 +70,21 @@ fn check_icon(
         .and_then(|e| e.value.as_str())
         .unwrap_or("");
     let Some((data, span)) = data else { return };
-    let bytes = match base64_decode(data) {
-        Ok(b) => b,
-        Err(at) => {
-            out.push(
-                Diagnostic::new(
-                    "OLM101",
-                    format!("icon base64data is not valid base64 (bad byte at offset {at})"),
-                )
-                .severity(Severity::Warning)
-                .at(file, span)
-                .pointer("/icon/base64data")
-                .package(pkg)
-                .help("Catalog UIs cannot show the icon. Re-encode the image with `base64 -w0`."),
-            );
-            return;
-        }
-    };
-    let sniffed = sniff(&bytes);
+    if let Err(at) = base64_validate(data) {
+        out.push(
+            Diagnostic::new(
+                "OLM101",
+                format!("icon base64data is not valid base64 (bad byte at offset {at})"),
+            )
+            .severity(Severity::Warning)
+            .at(file, span)
+            .pointer("/icon/base64data")
+            .package(pkg)
+            .help("Catalog UIs cannot show the icon. Re-encode the image with `base64 -w0`."),
+        );
+        return;
+    }
+    let sniffed = sniff(&base64_head(data, SNIFF_BYTES));
     let declared = media.trim().to_ascii_lowercase();
     let matches = match sniffed {
         Some(kind) => declared == kind || (kind == "image/jpeg" && declared == "image/jpg"),
@@ -114,6 +111,9 @@ fn check_icon(
     }
 }
 
+/// How much of an icon [`sniff`] looks at.
+const SNIFF_BYTES: usize = 2048;
+
 fn sniff(b: &[u8]) -> Option<&'static str> {
     if b.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
@@ -122,7 +122,7 @@ fn sniff(b: &[u8]) -> Option<&'static str> {
     } else if b.starts_with(b"GIF87a") || b.starts_with(b"GIF89a") {
         Some("image/gif")
     } else {
-        let head = String::from_utf8_lossy(b.get(..b.len().min(2048)).unwrap_or(b));
+        let head = String::from_utf8_lossy(b.get(..b.len().min(SNIFF_BYTES)).unwrap_or(b));
         (head.contains("<svg") || head.trim_start().starts_with("<?xml")).then_some("image/svg+xml")
     }
 }

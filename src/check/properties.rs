@@ -46,10 +46,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
 fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
     let (name, pkg) = (b.name(), b.package());
     let ty = p.ty();
-    let prefix = format!(
-        "parse properties for bundle {name:?}: parse property[{}] of type {ty:?}",
-        p.index
-    );
+    // Built only for a finding: formatting it for every property cost more than the checks.
+    let prefix = || {
+        format!(
+            "parse properties for bundle {name:?}: parse property[{}] of type {ty:?}",
+            p.index
+        )
+    };
     let d = |msg: String| {
         Diagnostic::new("OLM108", msg)
             .package(Some(pkg))
@@ -68,7 +71,7 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
     let Some(value) = p.value.as_deref() else {
         if item.as_map().is_some() {
             out.push(
-                d(format!("{prefix}: unexpected end of JSON input"))
+                d(format!("{}: unexpected end of JSON input", prefix()))
                     .at(p.file, item.span)
                     .pointer(p.pointer.clone())
                     .help("The property has no `value:`; opm rejects the catalog. Add the value (or `value: {}`) or remove the property."),
@@ -108,7 +111,7 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
                     let pointer = format!("{}/{}", p.value_pointer(), e.key);
                     let go_type = if *f == "data" { "[]uint8" } else { "string" };
                     out.push(
-                        d(format!("{prefix}: json: cannot unmarshal {} into Go struct field {go_struct}.{f} of type {go_type}", v.go_kind()))
+                        d(format!("{}: json: cannot unmarshal {} into Go struct field {go_struct}.{f} of type {go_type}", prefix(), v.go_kind()))
                             .at(p.file, v.span)
                             .pointer(pointer.clone())
                             .help(if v.is_coerced_scalar() { format!("YAML 1.1 read the unquoted {} as a {}; quote it.", v.display_scalar(), v.go_kind()) } else { format!("`{f}` must be a string.") }),
@@ -129,7 +132,8 @@ fn property(b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
         }
         _ => out.push(
             d(format!(
-                "{prefix}: json: cannot unmarshal {} into Go value of type property.{go_struct}",
+                "{}: json: cannot unmarshal {} into Go value of type property.{go_struct}",
+                prefix(),
                 value.go_kind()
             ))
             .at(p.file, value.span)

@@ -2,7 +2,7 @@
 //! nesting depth is bounded by `Limits::max_depth`, not by the call stack.
 
 use super::text::FileText;
-use super::tree::{Entry, Node, Span, Style, Text, Value};
+use super::tree::{has_repeated_key, Entry, Node, Span, Style, Text, Value};
 use super::{Limits, LoadProblem, RawDoc};
 
 pub fn parse_stream(text: &str, limits: &Limits, problems: &mut Vec<LoadProblem>) -> Vec<RawDoc> {
@@ -31,6 +31,7 @@ fn parse(
         pos: 0,
         limits,
         nodes: 0,
+        repeated_keys: false,
     };
     let mut docs = Vec::new();
     loop {
@@ -39,12 +40,14 @@ fn parse(
             break;
         }
         let start = p.pos;
+        p.repeated_keys = false;
         match p.value() {
             Ok(node) => docs.push(RawDoc {
                 index: docs.len(),
                 span: Span::new(start, p.pos),
                 root: Some(node),
                 failed: false,
+                repeated_keys: p.repeated_keys,
             }),
             Err(problem) => {
                 problems.push(problem);
@@ -53,6 +56,7 @@ fn parse(
                     span: Span::new(start, p.pos),
                     root: None,
                     failed: true,
+                    repeated_keys: false,
                 });
                 break;
             }
@@ -79,6 +83,8 @@ struct JsonParser<'a> {
     limits: &'a Limits,
     /// Nodes built so far in this file.
     nodes: u64,
+    /// Some object of the current document repeats a key.
+    repeated_keys: bool,
 }
 
 /// An open array or object. Its children so far sit on shared `items` / `entries` stacks
@@ -222,11 +228,11 @@ impl JsonParser<'_> {
                     }
                     self.pos += 1;
                     match stack.pop() {
-                        Some(Frame::Obj { start, base, .. }) => Node::new(
-                            Span::new(start, self.pos),
-                            Style::None,
-                            Value::Map(entries.drain(base..).collect()),
-                        ),
+                        Some(Frame::Obj { start, base, .. }) => {
+                            let entries: Vec<Entry> = entries.drain(base..).collect();
+                            self.repeated_keys |= has_repeated_key(&entries);
+                            Node::new(Span::new(start, self.pos), Style::None, Value::Map(entries))
+                        }
                         Some(Frame::Arr { start, base }) => Node::new(
                             Span::new(start, self.pos),
                             Style::None,

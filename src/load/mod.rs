@@ -75,6 +75,8 @@ pub struct RawDoc {
     pub span: Span,
     pub root: Option<Node>,
     pub failed: bool,
+    /// Some mapping of the document repeats a key; the model then finds and reports them.
+    pub repeated_keys: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! A loaded file: its text and a line index built once, so positions are O(log n) per lookup.
+//! A loaded file: its text and a line index built on the first position lookup (most files
+//! have no finding and never need one), so positions are O(log n) per lookup.
 
 use std::path::PathBuf;
 
@@ -10,7 +11,7 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// Shared with the long strings of the file's tree (see [`super::text::Text`]).
     pub text: super::text::FileText,
-    line_starts: Vec<u32>,
+    line_starts: std::sync::OnceLock<Vec<u32>>,
 }
 
 /// 1-based line and column (column counted in characters).
@@ -22,26 +23,32 @@ pub struct Position {
 
 impl SourceFile {
     pub fn new(display: String, path: PathBuf, text: String) -> Self {
-        let mut line_starts = vec![0u32];
-        line_starts.extend(
-            memchr::memchr_iter(b'\n', text.as_bytes())
-                .map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)),
-        );
         SourceFile {
             display,
             path,
             text: std::sync::Arc::new(text),
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+
+    fn line_starts(&self) -> &[u32] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0u32];
+            starts.extend(
+                memchr::memchr_iter(b'\n', self.text.as_bytes())
+                    .map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)),
+            );
+            starts
+        })
     }
 
     pub fn position(&self, byte: usize) -> Position {
         let byte = byte.min(self.text.len());
-        let idx = match self.line_starts.binary_search(&(byte as u32)) {
+        let idx = match self.line_starts().binary_search(&(byte as u32)) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         };
-        let start = self.line_starts.get(idx).copied().unwrap_or(0) as usize;
+        let start = self.line_starts().get(idx).copied().unwrap_or(0) as usize;
         let col = self
             .text
             .get(start..byte)
@@ -54,7 +61,7 @@ impl SourceFile {
 
     /// Byte offset of the start of a 1-based line.
     pub fn line_start(&self, line: u32) -> Option<usize> {
-        self.line_starts
+        self.line_starts()
             .get(line.checked_sub(1)? as usize)
             .map(|&v| v as usize)
     }
@@ -72,7 +79,7 @@ impl SourceFile {
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_starts().len()
     }
 }
 

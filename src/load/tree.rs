@@ -183,6 +183,37 @@ impl Node {
         true
     }
 
+    /// Whether two values are written alike: same styles, keys and entries in the same order,
+    /// duplicates included; only positions differ. Such values get the same findings.
+    pub fn same_as_written(&self, other: &Node) -> bool {
+        let mut stack = vec![(self, other)];
+        while let Some((a, b)) = stack.pop() {
+            if a.style != b.style {
+                return false;
+            }
+            match (&a.value, &b.value) {
+                (Value::Null, Value::Null) => {}
+                (Value::Bool(x), Value::Bool(y)) if x == y => {}
+                (Value::String(x), Value::String(y)) if x == y => {}
+                (Value::Number { value: x, int: i }, Value::Number { value: y, int: j })
+                    if x.to_bits() == y.to_bits() && i == j => {}
+                (Value::Seq(x), Value::Seq(y)) if x.len() == y.len() => {
+                    stack.extend(x.iter().zip(y.iter()));
+                }
+                (Value::Map(x), Value::Map(y)) if x.len() == y.len() => {
+                    for (ea, eb) in x.iter().zip(y.iter()) {
+                        if ea.key != eb.key {
+                            return false;
+                        }
+                        stack.push((&ea.value, &eb.value));
+                    }
+                }
+                _ => return false,
+            }
+        }
+        true
+    }
+
     /// A hash of the canonical JSON's structure: equal for [`Node::canonical_eq`] values.
     pub fn canonical_hash(&self, h: &mut impl std::hash::Hasher) {
         use std::hash::Hash;
@@ -364,6 +395,35 @@ fn write_canonical(node: &Node, out: &mut impl Sink) {
     }
 }
 
+/// Whether some key of a mapping repeats an earlier one. The parsers ask once per mapping while
+/// its entries are still in cache, so that the model re-walks only documents that have one.
+pub fn has_repeated_key(entries: &[Entry]) -> bool {
+    const SMALL: usize = 16;
+    let strictly_sorted = || {
+        entries.windows(2).all(|w| match w {
+            [a, b] => a.key < b.key,
+            _ => true,
+        })
+    };
+    if entries.len() < 2 || strictly_sorted() {
+        return false;
+    }
+    if entries.len() <= SMALL {
+        let mut keys = [""; SMALL];
+        for (k, e) in keys.iter_mut().zip(entries) {
+            *k = &e.key;
+        }
+        let keys = keys.get(..entries.len()).unwrap_or_default();
+        return keys
+            .iter()
+            .enumerate()
+            .any(|(i, k)| keys.iter().take(i).any(|b| b == k));
+    }
+    let mut keys: Vec<&str> = entries.iter().map(|e| e.key.as_str()).collect();
+    keys.sort_unstable();
+    keys.windows(2).any(|w| matches!(w, [a, b] if a == b))
+}
+
 /// A mapping's entries as Go marshals the map: sorted by key, the last duplicate kept. Keys
 /// usually arrive sorted and unique, which skips the sorting copy.
 pub fn canonical_entries(entries: &[Entry]) -> CanonicalEntries<'_> {
@@ -518,6 +578,46 @@ mod tests {
         assert_eq!(format_go_float(1e21), "1e+21");
         assert_eq!(format_go_float(1e-7), "1e-07");
         assert_eq!(format_go_float(0.000001), "0.000001");
+    }
+
+    fn yaml(text: &str) -> Node {
+        let limits = crate::load::Limits::default();
+        let mut problems = Vec::new();
+        let docs = crate::load::yaml::parse_stream(text, 0, None, &limits, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        docs.into_iter().next().and_then(|d| d.root).unwrap()
+    }
+
+    #[test]
+    fn repeated_keys_are_found_in_small_large_and_sorted_mappings() {
+        let entries = |n: &Node| n.as_map().unwrap().to_vec();
+        assert!(!has_repeated_key(&entries(&yaml("{a: 1, b: 2, c: 3}"))));
+        assert!(!has_repeated_key(&entries(&yaml("{c: 1, a: 2, b: 3}"))));
+        assert!(has_repeated_key(&entries(&yaml("{b: 1, a: 2, b: 3}"))));
+        assert!(!has_repeated_key(&entries(&yaml("{a: 1, A: 2}"))));
+        let many: Vec<String> = (0..40).map(|i| format!("k{}: {i}", 39 - i)).collect();
+        assert!(!has_repeated_key(&entries(&yaml(&format!(
+            "{{{}}}",
+            many.join(", ")
+        )))));
+        let dup = format!("{{{}, k7: x}}", many.join(", "));
+        assert!(has_repeated_key(&entries(&yaml(&dup))));
+    }
+
+    #[test]
+    fn same_as_written_ignores_only_positions() {
+        let a = yaml("{gvk: {group: a, kind: K}, n: 1}");
+        assert!(a.same_as_written(&yaml("{ gvk:  {group: a,  kind: K},   n: 1 }")));
+        // Key order, duplicates, key case, scalar style and number spelling all count.
+        for other in [
+            "{n: 1, gvk: {group: a, kind: K}}",
+            "{gvk: {group: a, kind: K}, gvk: {group: a, kind: K}, n: 1}",
+            "{GVK: {group: a, kind: K}, n: 1}",
+            "{gvk: {group: 'a', kind: K}, n: 1}",
+            "{gvk: {group: a, kind: K}, n: 1.0}",
+        ] {
+            assert!(!a.same_as_written(&yaml(other)), "{other}");
+        }
     }
 
     #[test]

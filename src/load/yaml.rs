@@ -3,7 +3,7 @@
 //! what `sigs.k8s.io/yaml` does before OLM ever sees JSON.
 
 use super::text::FileText;
-use super::tree::{Entry, Node, Span, Style, Text, Value};
+use super::tree::{has_repeated_key, Entry, Node, Span, Style, Text, Value};
 use super::{Limits, LoadProblem, RawDoc};
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 use std::borrow::Cow;
@@ -49,8 +49,24 @@ pub fn split_documents(text: &str, problems: &mut Vec<LoadProblem>) -> Vec<(usiz
     chunks
 }
 
-/// Parse one chunk into a node tree. `None` with no problem means the chunk holds no content
-/// (blank lines or comments), which `opm` turns into a `null` document.
+/// One parsed chunk. `root` is `None` with no problem when the chunk holds no content (blank
+/// lines or comments), which `opm` turns into a `null` document.
+pub struct Chunk {
+    pub root: Option<Node>,
+    /// Some mapping repeats a key.
+    pub repeated_keys: bool,
+}
+
+impl Chunk {
+    fn failed() -> Self {
+        Chunk {
+            root: None,
+            repeated_keys: false,
+        }
+    }
+}
+
+/// Parse one chunk into a node tree.
 pub fn parse_chunk(
     text: &str,
     offset: usize,
@@ -58,7 +74,7 @@ pub fn parse_chunk(
     limits: &Limits,
     expanded: &AtomicU64,
     problems: &mut Vec<LoadProblem>,
-) -> Option<Node> {
+) -> Chunk {
     // Most catalogs are plain block YAML: a scanner for that subset builds the same tree
     // several times faster, and hands anything else (including every error) to saphyr.
     let mut builder = Builder::new(limits, expanded, file);
@@ -66,7 +82,7 @@ pub fn parse_chunk(
         matches!(builder.event(event, span), Ok(true))
     });
     if fast.is_ok() {
-        return builder.root;
+        return builder.finish();
     }
     let mut index = CharIndex::new(text, offset);
     let mut builder = Builder::new(limits, expanded, file);
@@ -76,7 +92,7 @@ pub fn parse_chunk(
             None => break,
             Some(Err(e)) => {
                 problems.push(scan_problem(&e, &mut index));
-                return None;
+                return Chunk::failed();
             }
             Some(Ok((event, span))) => {
                 let sp = Span::new(index.byte(span.start.index()), index.byte(span.end.index()));
@@ -85,13 +101,13 @@ pub fn parse_chunk(
                     Ok(false) => break,
                     Err(p) => {
                         problems.push(p);
-                        return None;
+                        return Chunk::failed();
                     }
                 }
             }
         }
     }
-    builder.root
+    builder.finish()
 }
 
 fn scan_problem(e: &ScanError, index: &mut CharIndex) -> LoadProblem {
@@ -195,6 +211,7 @@ struct Builder<'a> {
     file: Option<&'a FileText>,
     root: Option<Node>,
     done: bool,
+    repeated_keys: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -210,6 +227,14 @@ impl<'a> Builder<'a> {
             nodes: 0,
             root: None,
             done: false,
+            repeated_keys: false,
+        }
+    }
+
+    fn finish(self) -> Chunk {
+        Chunk {
+            root: self.root,
+            repeated_keys: self.repeated_keys,
         }
     }
 
@@ -220,7 +245,20 @@ impl<'a> Builder<'a> {
             Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
             Event::Scalar(text, style, anchor, tag) => {
                 let tag_is_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let node = resolve_scalar(text, style, span, tag_is_str, self.file);
+                let (style, mut value) = resolve_scalar(text, style, tag_is_str, self.file);
+                if anchor == 0 {
+                    if let Some(Frame::Map {
+                        key: key @ None, ..
+                    }) = self.stack.last_mut()
+                    {
+                        // A key keeps only its text: no node to build and drop.
+                        if let Some(k) = key_text(&mut value) {
+                            *key = Some((k, span));
+                            return self.count_node(span);
+                        }
+                    }
+                }
+                let node = Node::new(span, style, value);
                 if anchor != 0 {
                     self.anchors.insert(anchor, (node.clone(), 1));
                 }
@@ -271,6 +309,7 @@ impl<'a> Builder<'a> {
                             .last()
                             .map_or(span.end, |e| e.value.span.end.max(span.end));
                         let entries = apply_merge_keys(entries);
+                        self.repeated_keys |= has_repeated_key(&entries);
                         (
                             Node::new(Span { start, end }, Style::None, Value::Map(entries)),
                             anchor,
@@ -330,14 +369,19 @@ impl<'a> Builder<'a> {
         Ok(true)
     }
 
-    fn push_value(&mut self, node: Node) -> Result<bool, LoadProblem> {
+    fn count_node(&mut self, span: Span) -> Result<bool, LoadProblem> {
         self.nodes += 1;
         if self.nodes > self.limits.max_nodes {
             return Err(super::json::too_many_nodes(
-                node.span.start(),
+                span.start(),
                 self.limits.max_nodes,
             ));
         }
+        Ok(true)
+    }
+
+    fn push_value(&mut self, node: Node) -> Result<bool, LoadProblem> {
+        self.count_node(node.span)?;
         match self.stack.last_mut() {
             None => {
                 self.root = Some(node);
@@ -375,7 +419,11 @@ impl<'a> Builder<'a> {
 
 /// How sigs.k8s.io/yaml turns a non-string key into a JSON key.
 fn key_string(mut node: Node) -> Option<crate::load::tree::Text> {
-    Some(match &mut node.value {
+    key_text(&mut node.value)
+}
+
+fn key_text(value: &mut Value) -> Option<crate::load::tree::Text> {
+    Some(match value {
         Value::String(s) => std::mem::take(s),
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
@@ -426,10 +474,9 @@ fn apply_merge_keys(entries: Vec<Entry>) -> Vec<Entry> {
 fn resolve_scalar(
     text: Cow<'_, str>,
     style: ScalarStyle,
-    span: Span,
     tag_is_str: bool,
     file: Option<&FileText>,
-) -> Node {
+) -> (Style, Value) {
     let style = match style {
         ScalarStyle::Plain => Style::Plain,
         ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -441,10 +488,15 @@ fn resolve_scalar(
         .then(|| resolve_plain(&text))
         .flatten();
     let value = resolved.unwrap_or_else(|| Value::String(Text::from_cow(file, text)));
-    Node::new(span, style, value)
+    (style, value)
 }
 
 pub fn resolve_plain(s: &str) -> Option<Value> {
+    // Every word below is at most five bytes; longer scalars can only be numbers.
+    let numeric_start = |c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.');
+    if s.len() > 5 && !s.starts_with(numeric_start) {
+        return None;
+    }
     match s {
         "" | "~" | "null" | "Null" | "NULL" => return Some(Value::Null),
         "y" | "Y" | "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => {
@@ -473,8 +525,7 @@ pub fn resolve_plain(s: &str) -> Option<Value> {
         }
         _ => {}
     }
-    let first = s.as_bytes().first().copied()?;
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
+    if !s.starts_with(numeric_start) {
         return None;
     }
     let plain: Cow<'_, str> = if s.contains('_') {
@@ -607,10 +658,10 @@ pub fn parse_stream(
     let parse = |&(s, e): &(usize, usize)| {
         let mut local = Vec::new();
         let chunk = text.get(s..e).unwrap_or("");
-        let root = parse_chunk(chunk, base + s, file, limits, &expanded, &mut local);
-        (s, e, root, local)
+        let parsed = parse_chunk(chunk, base + s, file, limits, &expanded, &mut local);
+        (s, e, parsed, local)
     };
-    let parsed: Vec<(usize, usize, Option<Node>, Vec<LoadProblem>)> =
+    let parsed: Vec<(usize, usize, Chunk, Vec<LoadProblem>)> =
         if text.len() > 1 << 20 && !may_use_aliases(text) {
             use rayon::prelude::*;
             chunks.par_iter().map(parse).collect()
@@ -618,14 +669,15 @@ pub fn parse_stream(
             chunks.iter().map(parse).collect()
         };
     let mut docs = Vec::with_capacity(parsed.len());
-    for (i, (s, e, root, local)) in parsed.into_iter().enumerate() {
+    for (i, (s, e, chunk, local)) in parsed.into_iter().enumerate() {
         let failed = !local.is_empty();
         problems.extend(local);
         docs.push(RawDoc {
             index: i,
             span: Span::new(base + s, base + e),
-            root,
+            root: chunk.root,
             failed,
+            repeated_keys: chunk.repeated_keys,
         });
         if failed {
             // opm stops at the first decode error in a file.
@@ -711,7 +763,11 @@ mod tests {
         }
         let mut p = Vec::new();
         let limits = Limits::default();
-        assert!(parse_chunk(&y, 0, None, &limits, &AtomicU64::new(0), &mut p).is_none());
+        assert!(
+            parse_chunk(&y, 0, None, &limits, &AtomicU64::new(0), &mut p)
+                .root
+                .is_none()
+        );
         assert!(p[0].message.contains("alias"));
     }
 }

@@ -1,8 +1,8 @@
 //! Decoding of the four FBC blob schemas with opm's rules and messages.
 
 use super::{
-    ptr, Bundle, Catalog, Channel, ChannelEntry, DeprecationEntry, Deprecations, DocRef, Package,
-    Property,
+    list_item_pointer, ptr, Bundle, Catalog, Channel, ChannelEntry, DeprecationEntry, Deprecations,
+    DocRef, Package, Property,
 };
 use crate::diag::{Diagnostic, Edit, Fix, Severity};
 use crate::load::tree::{Node, Span, Value};
@@ -155,7 +155,14 @@ pub fn coercion(file: usize, v: &Node, pointer: &str) -> Diagnostic {
     })
 }
 
-pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diagnostic>) {
+/// Decode one catalog document. `repeated_keys` is the parser's word that some mapping in it
+/// repeats a key, which is then looked for and reported.
+pub fn document<'a>(
+    cat: &mut Catalog<'a>,
+    doc: DocRef<'a>,
+    repeated_keys: bool,
+    diags: &mut Vec<Diagnostic>,
+) {
     let root = doc.node;
     if root.is_null() {
         // Go decodes `null` into the map without error; the schema lookup then fails.
@@ -183,7 +190,9 @@ pub fn document<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
         );
         return;
     };
-    duplicate_keys(doc, diags);
+    if repeated_keys {
+        duplicate_keys(doc, diags);
+    }
     folded_duplicates(doc, map, diags);
     // schema / package / name are looked up case-insensitively at the top level.
     let mut meta: [Option<&'a Node>; 3] = [None; 3];
@@ -504,7 +513,7 @@ fn channel_blob<'a>(
         .iter()
         .enumerate()
     {
-        let p = format!("/{props_key}/{i}");
+        let p = list_item_pointer(&props_key, i);
         if item.as_map().is_some() {
             cx.string(item, "type", &p, "Property.properties.type");
         } else {
@@ -526,7 +535,7 @@ fn channel_blob<'a>(
         .iter()
         .enumerate()
     {
-        let p = format!("/{list_key}/{i}");
+        let p = list_item_pointer(&list_key, i);
         let Some(obj) = cx.object(item, &p, "Channel.entries", "declcfg.ChannelEntry") else {
             entries.push(ChannelEntry {
                 node: item,
@@ -612,7 +621,7 @@ fn bundle_blob<'a>(
         .iter()
         .enumerate()
     {
-        let p = format!("/{props_key}/{i}");
+        let p = list_item_pointer(&props_key, i);
         let ty = match item.as_map() {
             Some(_) => cx.string(item, "type", &p, "Property.properties.type"),
             None => {
@@ -645,7 +654,7 @@ fn bundle_blob<'a>(
         .iter()
         .enumerate()
     {
-        let p = format!("/{ri_key}/{i}");
+        let p = list_item_pointer(&ri_key, i);
         if let Some(obj) = cx.object(item, &p, "Bundle.relatedImages", "declcfg.RelatedImage") {
             let name = cx.string(obj, "name", &p, "RelatedImage.relatedImages.name");
             let image = cx.string(obj, "image", &p, "RelatedImage.relatedImages.image");
@@ -694,7 +703,7 @@ fn deprecations_blob<'a>(
         .iter()
         .enumerate()
     {
-        let p = format!("/{key}/{i}");
+        let p = list_item_pointer(&key, i);
         let Some(obj) = cx.object(item, &p, "Deprecation.entries", "declcfg.DeprecationEntry")
         else {
             continue;

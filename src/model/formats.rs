@@ -176,45 +176,101 @@ pub fn dns1123_label_errors(s: &str) -> Vec<&'static str> {
 
 pub const DNS1123_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
-/// Decode standard base64 (Go's `[]byte` JSON encoding); `Err(offset)` at the first bad byte.
-pub fn base64_decode(s: &str) -> Result<Vec<u8>, usize> {
-    let mut out = Vec::with_capacity(s.len() / 4 * 3);
-    base64_walk(s, |b| out.push(b))?;
-    Ok(out)
-}
-
-/// Whether `s` decodes as [`base64_decode`] would, without keeping the bytes.
-pub fn base64_validate(s: &str) -> Result<(), usize> {
-    base64_walk(s, |_| {})
-}
-
-fn base64_walk(s: &str, mut out: impl FnMut(u8)) -> Result<(), usize> {
-    let (mut acc, mut bits) = (0u32, 0u32);
-    let body = s.trim_end_matches('=');
-    if s.len() - body.len() > 2 || (!s.len().is_multiple_of(4) && s.contains('=')) {
-        return Err(body.len());
+/// Value of each byte in the standard base64 alphabet; [`SKIP`] for the line breaks Go's
+/// decoder drops, [`BAD`] for anything else.
+// Indexing here runs at compile time: an index out of range fails the build, not a lint run.
+#[allow(clippy::indexing_slicing)]
+static BASE64: [u8; 256] = {
+    let mut t = [BAD; 256];
+    let mut i = 0u8;
+    while i < 26 {
+        t[(b'A' + i) as usize] = i;
+        t[(b'a' + i) as usize] = 26 + i;
+        if i < 10 {
+            t[(b'0' + i) as usize] = 52 + i;
+        }
+        i += 1;
     }
-    for (i, c) in body.bytes().enumerate() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'\r' | b'\n' => continue,
-            _ => return Err(i),
-        };
+    t[b'+' as usize] = 62;
+    t[b'/' as usize] = 63;
+    t[b'\r' as usize] = SKIP;
+    t[b'\n' as usize] = SKIP;
+    t
+};
+const SKIP: u8 = 64;
+const BAD: u8 = 255;
+
+fn base64_value(c: u8) -> u8 {
+    BASE64.get(usize::from(c)).copied().unwrap_or(BAD)
+}
+
+/// Whether `s` is standard base64 as Go's `[]byte` JSON decoding reads it
+/// (`base64.StdEncoding`: padding required, `\r` and `\n` skipped anywhere); `Err(offset)`
+/// is Go's `CorruptInputError`, quirks included. A table lookup per byte, without decoding:
+/// payloads run to megabytes.
+pub fn base64_validate(s: &str) -> Result<(), usize> {
+    let src = s.as_bytes();
+    let skip_breaks = |mut i: usize| {
+        while src.get(i).is_some_and(|&c| base64_value(c) == SKIP) {
+            i += 1;
+        }
+        i
+    };
+    let mut si = 0;
+    loop {
+        // One quantum of four symbols.
+        let mut j = 0;
+        while j < 4 {
+            let Some(&c) = src.get(si) else {
+                // Input ended inside a quantum: the padding is missing.
+                return if j == 0 { Ok(()) } else { Err(si - j) };
+            };
+            si += 1;
+            match base64_value(c) {
+                v if v < SKIP => j += 1,
+                SKIP => {}
+                _ if c != b'=' || j < 2 => return Err(si - 1),
+                _ => {
+                    if j == 2 {
+                        // `==` expected: the second `=` may follow line breaks.
+                        si = skip_breaks(si);
+                        match src.get(si) {
+                            None => return Err(src.len()),
+                            Some(&b'=') => si += 1,
+                            Some(_) => return Err(si - 1),
+                        }
+                    }
+                    let end = skip_breaks(si);
+                    return if end < src.len() { Err(end) } else { Ok(()) };
+                }
+            }
+        }
+    }
+}
+
+/// The first `n` bytes that `s`, already validated, decodes to (enough to sniff a format).
+pub fn base64_head(s: &str, n: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n.min(s.len() / 4 * 3));
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes() {
+        let v = base64_value(c);
+        if v >= SKIP {
+            if v == BAD {
+                break;
+            }
+            continue;
+        }
         acc = (acc << 6) | u32::from(v);
         bits += 6;
         if bits >= 8 {
             bits -= 8;
-            out((acc >> bits) as u8);
+            if out.len() == n {
+                break;
+            }
+            out.push((acc >> bits) as u8);
         }
     }
-    if body.len() % 4 == 1 {
-        return Err(body.len());
-    }
-    Ok(())
+    out
 }
 
 #[cfg(test)]
@@ -243,10 +299,33 @@ mod tests {
 
     #[test]
     fn base64() {
-        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
-        assert!(base64_decode("aGVsb$8=").is_err());
-        assert!(base64_decode("a").is_err());
-        assert_eq!(base64_validate("aGVsbG8="), Ok(()));
-        assert_eq!(base64_validate("aGVsb$8="), Err(5));
+        assert_eq!(base64_head("aGVsbG8=", 100), b"hello");
+        assert_eq!(base64_head("aGVs\r\nbG8=", 100), b"hello");
+        assert_eq!(base64_head("aGVsbG8=", 2), b"he");
+        // Offsets are Go's `base64.CorruptInputError` for `StdEncoding.DecodeString`.
+        for ok in [
+            "",
+            "aGVsbG8=",
+            "aGVs\nbG8=",
+            "aGVs\r\nbG8=\n",
+            "aG==",
+            "aG=\n=",
+            "aGVs",
+        ] {
+            assert_eq!(base64_validate(ok), Ok(()), "{ok:?}");
+        }
+        for (bad, at) in [
+            ("aGVsb$8=", 5),
+            ("a", 0),
+            ("aGVsbG8", 4),
+            ("aGVsbG8===", 8),
+            ("aG=", 3),
+            ("aG=x", 2),
+            ("aGVs=", 4),
+            ("a===", 1),
+            ("aGVsbG8=aGVs", 8),
+        ] {
+            assert_eq!(base64_validate(bad), Err(at), "{bad:?}");
+        }
     }
 }

@@ -96,7 +96,10 @@ impl Property<'_> {
             .unwrap_or_default()
     }
     pub fn value_pointer(&self) -> String {
-        format!("{}/value", self.pointer)
+        let mut p = String::with_capacity(self.pointer.len() + 6);
+        p.push_str(&self.pointer);
+        p.push_str("/value");
+        p
     }
 }
 
@@ -241,6 +244,7 @@ fn document<'a>(
             doc: d.index,
             node: root,
         },
+        d.repeated_keys,
         diags,
     );
 }
@@ -256,6 +260,24 @@ fn trim_span(text: &str, span: Span) -> Span {
 }
 
 /// Compose a pointer from segments.
+/// `/{key}/{index}`: the pointer of a top-level list's item, built without `format!` because
+/// the decoder makes one for every property and related image.
+pub fn list_item_pointer(key: &str, index: usize) -> String {
+    let mut p = String::with_capacity(key.len() + 8);
+    p.push('/');
+    p.push_str(key);
+    p.push('/');
+    push_decimal(&mut p, index);
+    p
+}
+
+fn push_decimal(out: &mut String, n: usize) {
+    if n >= 10 {
+        push_decimal(out, n / 10);
+    }
+    out.push(char::from(b'0' + (n % 10) as u8));
+}
+
 pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
     format!("{base}/{}", pointer_segment(&seg.to_string()))
 }
