@@ -11,7 +11,6 @@ use crate::semantics::constraint::{
     decode, CompoundKind, Constraint, IssueKind, Kind, DOCUMENTED_SIZE, FIELDS, MAX_SIZE,
 };
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
 
 /// Keys of the generic-constraint proposal that OLM never implemented.
 const PROVISIONAL_KEYS: [&str; 4] = ["evaluator", "rule", "action", "source"];
@@ -78,9 +77,7 @@ fn unless_clean<'a>(
     let Some(value) = p.value.as_deref() else {
         return; // missing value: OLM108
     };
-    let mut h = foldhash::quality::FixedState::with_seed(0).build_hasher();
-    value.canonical_hash(&mut h);
-    let seen = clean.entry(h.finish()).or_default();
+    let seen = clean.entry(value.canonical_key()).or_default();
     if seen.iter().any(|c| c.same_as_written(value)) {
         return;
     }

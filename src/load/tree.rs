@@ -214,6 +214,15 @@ impl Node {
         true
     }
 
+    /// [`Node::canonical_hash`] with a fixed seed: a key for grouping equal values, stable
+    /// across threads and runs.
+    pub fn canonical_key(&self) -> u64 {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = foldhash::quality::FixedState::with_seed(0).build_hasher();
+        self.canonical_hash(&mut h);
+        h.finish()
+    }
+
     /// A hash of the canonical JSON's structure: equal for [`Node::canonical_eq`] values.
     pub fn canonical_hash(&self, h: &mut impl std::hash::Hasher) {
         use std::hash::Hash;
@@ -395,17 +404,19 @@ fn write_canonical(node: &Node, out: &mut impl Sink) {
     }
 }
 
+/// Keys in increasing order, none repeated (opm renders JSON that way).
+fn keys_strictly_sorted(entries: &[Entry]) -> bool {
+    entries.windows(2).all(|w| match w {
+        [a, b] => a.key < b.key,
+        _ => true,
+    })
+}
+
 /// Whether some key of a mapping repeats an earlier one. The parsers ask once per mapping while
 /// its entries are still in cache, so that the model re-walks only documents that have one.
 pub fn has_repeated_key(entries: &[Entry]) -> bool {
     const SMALL: usize = 16;
-    let strictly_sorted = || {
-        entries.windows(2).all(|w| match w {
-            [a, b] => a.key < b.key,
-            _ => true,
-        })
-    };
-    if entries.len() < 2 || strictly_sorted() {
+    if entries.len() < 2 || keys_strictly_sorted(entries) {
         return false;
     }
     if entries.len() <= SMALL {
@@ -427,11 +438,7 @@ pub fn has_repeated_key(entries: &[Entry]) -> bool {
 /// A mapping's entries as Go marshals the map: sorted by key, the last duplicate kept. Keys
 /// usually arrive sorted and unique, which skips the sorting copy.
 pub fn canonical_entries(entries: &[Entry]) -> CanonicalEntries<'_> {
-    let in_order = entries.windows(2).all(|w| match w {
-        [a, b] => a.key < b.key,
-        _ => true,
-    });
-    if in_order {
+    if keys_strictly_sorted(entries) {
         CanonicalEntries::AsWritten(entries)
     } else {
         CanonicalEntries::Sorted(dedup_sorted(entries))

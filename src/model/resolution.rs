@@ -15,7 +15,6 @@ use compact_str::CompactString;
 use rayon::prelude::*;
 // foldhash: these maps are keyed by names and hashes over every bundle; SipHash showed in profiles.
 use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
-use std::hash::{BuildHasher as _, Hasher as _};
 use std::sync::{Arc, OnceLock};
 
 /// Where a dependency comes from: bundle index and property index.
@@ -673,9 +672,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 .enumerate()
                 .filter(|(_, p)| is_dependency(p.ty()) && p.value.is_some())
                 .filter_map(|(pi, p)| {
-                    let mut h = foldhash::quality::FixedState::with_seed(0).build_hasher();
-                    p.value.as_deref()?.canonical_hash(&mut h);
-                    Some((pi, (own, p.ty(), h.finish())))
+                    Some((pi, (own, p.ty(), p.value.as_deref()?.canonical_key())))
                 })
                 .collect()
         })
