@@ -1,27 +1,32 @@
 //! A spanned JSON stream parser (concatenated values, as `opm` accepts them). Iterative, so
 //! nesting depth is bounded by `Limits::max_depth`, not by the call stack.
 
+use super::elide::{KeyHashes, VALUE_DEPTH};
 use super::text::FileText;
 use super::tree::{has_repeated_key, Entry, Node, Span, Style, Text, Value};
 use super::{Limits, LoadProblem, RawDoc};
 
 pub fn parse_stream(text: &str, limits: &Limits, problems: &mut Vec<LoadProblem>) -> Vec<RawDoc> {
-    parse(text, None, limits, problems)
+    parse(text, None, limits, false, problems)
 }
 
-/// [`parse_stream`] of a whole loaded file: long strings stay ranges of its text.
+/// [`parse_stream`] of a whole loaded file: long strings stay ranges of its text. With
+/// `elide`, nested `olm.csv.metadata` values stay unbuilt where that cannot change a verdict
+/// (see `load/elide.rs`).
 pub fn parse_file(
     file: &FileText,
     limits: &Limits,
+    elide: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Vec<RawDoc> {
-    parse(file, Some(file), limits, problems)
+    parse(file, Some(file), limits, elide, problems)
 }
 
 fn parse(
     text: &str,
     file: Option<&FileText>,
     limits: &Limits,
+    elide: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Vec<RawDoc> {
     let mut p = JsonParser {
@@ -32,6 +37,11 @@ fn parse(
         limits,
         nodes: 0,
         repeated_keys: false,
+        elide,
+        in_elided_value: false,
+        elided: false,
+        needs_full: false,
+        skipped_keys: Default::default(),
     };
     let mut docs = Vec::new();
     loop {
@@ -39,9 +49,20 @@ fn parse(
         if p.pos >= p.b.len() {
             break;
         }
-        let start = p.pos;
+        let (start, nodes) = (p.pos, p.nodes);
         p.repeated_keys = false;
-        match p.value() {
+        p.elided = false;
+        p.needs_full = false;
+        let mut parsed = p.value();
+        if p.needs_full
+            || p.elided && matches!(&parsed, Ok(n) if !super::elide::keep(Some(n), p.repeated_keys))
+        {
+            // Parse the document again in full.
+            (p.pos, p.nodes, p.repeated_keys, p.elide) = (start, nodes, false, false);
+            parsed = p.value();
+            p.elide = elide;
+        }
+        match parsed {
             Ok(node) => docs.push(RawDoc {
                 index: docs.len(),
                 span: Span::new(start, p.pos),
@@ -65,6 +86,24 @@ fn parse(
     docs
 }
 
+/// Whether the object about to open (at [`VALUE_DEPTH`]) is an `olm.csv.metadata` value.
+fn opens_elided_value(stack: &[Frame], entries: &[Entry]) -> bool {
+    fn key(f: Option<&Frame>) -> Option<&str> {
+        match f {
+            Some(Frame::Obj {
+                key: Some((k, _)), ..
+            }) => Some(k.as_str()),
+            _ => None,
+        }
+    }
+    let item = match stack.get(2) {
+        Some(Frame::Obj { base, .. }) => entries.get(*base..).unwrap_or_default(),
+        _ => return false,
+    };
+    matches!(stack.get(1), Some(Frame::Arr { .. }))
+        && super::elide::is_elided_value(key(stack.first()), key(stack.get(2)), item)
+}
+
 /// The node budget ran out: memory, not syntax.
 pub(crate) fn too_many_nodes(at: usize, limit: u64) -> LoadProblem {
     LoadProblem::limit(
@@ -85,6 +124,15 @@ struct JsonParser<'a> {
     nodes: u64,
     /// Some object of the current document repeats a key.
     repeated_keys: bool,
+    /// Elide nested `olm.csv.metadata` values.
+    elide: bool,
+    /// The innermost open object is such a value.
+    in_elided_value: bool,
+    /// Something in the current document was elided.
+    elided: bool,
+    /// An elided part needs the full parser: the document is parsed again.
+    needs_full: bool,
+    skipped_keys: KeyHashes,
 }
 
 /// An open array or object. Its children so far sit on shared `items` / `entries` stacks
@@ -201,20 +249,36 @@ impl JsonParser<'_> {
                         ));
                     }
                     let open = self.peek() == Some(b'{');
-                    self.pos += 1;
-                    stack.push(if open {
-                        Frame::Obj {
-                            start,
-                            base: entries.len(),
-                            key: None,
-                        }
+                    if self.in_elided_value && stack.len() == VALUE_DEPTH + 1 {
+                        let Some(()) = self.skip_collection(stack.len()) else {
+                            self.needs_full = true;
+                            return Err(self.err("parse again in full"));
+                        };
+                        self.elided = true;
+                        Node::new(
+                            Span::new(start, self.pos),
+                            Style::None,
+                            Value::Elided { map: open },
+                        )
                     } else {
-                        Frame::Arr {
-                            start,
-                            base: items.len(),
+                        if open && self.elide && stack.len() == VALUE_DEPTH {
+                            self.in_elided_value = opens_elided_value(&stack, &entries);
                         }
-                    });
-                    continue;
+                        self.pos += 1;
+                        stack.push(if open {
+                            Frame::Obj {
+                                start,
+                                base: entries.len(),
+                                key: None,
+                            }
+                        } else {
+                            Frame::Arr {
+                                start,
+                                base: items.len(),
+                            }
+                        });
+                        continue;
+                    }
                 }
                 Some(b'}') | Some(b']') => {
                     let close = self.peek();
@@ -227,7 +291,11 @@ impl JsonParser<'_> {
                         return Err(self.err("unexpected closing bracket"));
                     }
                     self.pos += 1;
-                    match stack.pop() {
+                    let popped = stack.pop();
+                    if stack.len() == VALUE_DEPTH {
+                        self.in_elided_value = false;
+                    }
+                    match popped {
                         Some(Frame::Obj { start, base, .. }) => {
                             let entries: Vec<Entry> = entries.drain(base..).collect();
                             self.repeated_keys |= has_repeated_key(&entries);
@@ -263,6 +331,132 @@ impl JsonParser<'_> {
                     }),
                     None => return Err(self.err("expected a string object key")),
                 },
+            }
+        }
+    }
+
+    /// Scans the array or object at `pos` inside an elided value, `depth` collections deep:
+    /// validated, counted and checked for repeated keys as the full parser would, nothing
+    /// built. `None` on anything only the full parser reports (errors, limits, repeats).
+    fn skip_collection(&mut self, depth: usize) -> Option<()> {
+        // Open collections: (object?, base of its key hashes).
+        let mut open: Vec<(bool, usize)> = Vec::new();
+        let mut keys = std::mem::take(&mut self.skipped_keys);
+        let done = self.skip_values(depth, &mut open, &mut keys);
+        keys.close(0);
+        self.skipped_keys = keys;
+        done
+    }
+
+    fn skip_values(
+        &mut self,
+        depth: usize,
+        open: &mut Vec<(bool, usize)>,
+        keys: &mut KeyHashes,
+    ) -> Option<()> {
+        'value: loop {
+            // At a value (the first, the collection itself, is counted already).
+            self.skip_ws();
+            if !open.is_empty() {
+                self.count()?;
+            }
+            match self.peek()? {
+                c @ (b'{' | b'[') => {
+                    if depth + open.len() >= self.limits.max_depth {
+                        return None;
+                    }
+                    self.pos += 1;
+                    open.push((c == b'{', keys.base()));
+                    self.skip_ws();
+                    match (c, self.peek()?) {
+                        (b'{', b'}') | (b'[', b']') => {}
+                        (b'{', _) => {
+                            self.skip_key(keys)?;
+                            continue 'value;
+                        }
+                        _ => continue 'value,
+                    }
+                }
+                b'"' => self.skip_string()?,
+                b't' => drop(self.literal("true", Value::Null).ok()?),
+                b'f' => drop(self.literal("false", Value::Null).ok()?),
+                b'n' => drop(self.literal("null", Value::Null).ok()?),
+                b'-' | b'0'..=b'9' => drop(self.number().ok()?),
+                _ => return None,
+            }
+            // After a value: separators and closing brackets.
+            loop {
+                self.skip_ws();
+                let &(object, base) = open.last()?;
+                match self.peek()? {
+                    b',' => {
+                        self.pos += 1;
+                        self.skip_ws();
+                        if object {
+                            self.skip_key(keys)?;
+                        }
+                        continue 'value;
+                    }
+                    b'}' if object => {
+                        if keys.close(base) {
+                            self.repeated_keys = true;
+                            return None;
+                        }
+                    }
+                    b']' if !object => {}
+                    _ => return None,
+                }
+                // The full parser counts closing brackets too.
+                self.count()?;
+                self.pos += 1;
+                open.pop();
+                if open.is_empty() {
+                    return Some(());
+                }
+            }
+        }
+    }
+
+    fn count(&mut self) -> Option<()> {
+        self.nodes += 1;
+        (self.nodes <= self.limits.max_nodes).then_some(())
+    }
+
+    fn skip_key(&mut self, keys: &mut KeyHashes) -> Option<()> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        keys.push(&self.string().ok()?);
+        self.skip_ws();
+        (self.peek()? == b':').then(|| self.pos += 1)
+    }
+
+    /// A string value validated as [`Self::string`] does, not decoded.
+    fn skip_string(&mut self) -> Option<()> {
+        self.pos += 1;
+        loop {
+            let run = self.b.get(self.pos..)?;
+            self.pos += run
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+                .unwrap_or(run.len());
+            match self.peek()? {
+                b'"' => {
+                    self.pos += 1;
+                    return Some(());
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    match self.peek()? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.pos += 1,
+                        b'u' => {
+                            self.pos += 1;
+                            self.hex4().ok()?;
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
             }
         }
     }

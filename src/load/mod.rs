@@ -1,6 +1,7 @@
 //! Stage 1: find files the way `opm` walks a catalog, read them, and parse every document into
 //! a spanned tree. Parsing runs in parallel; results come back sorted by path.
 
+mod elide;
 pub mod json;
 pub mod scalar;
 pub mod source;
@@ -266,6 +267,8 @@ pub fn parse_bytes(
     };
     let source = SourceFile::new(display, path, text);
     let text = source.text.as_str();
+    // Only catalog files: bundle directories and the configuration are small and read whole.
+    let elide = role == Role::Fbc;
     let peek = text.get(..4096.min(text.len())).unwrap_or(text);
     let is_json = peek
         .trim_start_matches([' ', '\t', '\n', '\r'])
@@ -273,7 +276,7 @@ pub fn parse_bytes(
     let (format, docs) = if is_json {
         (
             Format::Json,
-            json::parse_file(&source.text, limits, &mut problems),
+            json::parse_file(&source.text, limits, elide, &mut problems),
         )
     } else {
         let (base, body) = match text.strip_prefix('\u{feff}') {
@@ -291,7 +294,7 @@ pub fn parse_bytes(
         } else {
             (
                 Format::Yaml,
-                yaml::parse_stream(body, base, Some(&source.text), limits, &mut problems),
+                yaml::parse_stream(body, base, Some(&source.text), limits, elide, &mut problems),
             )
         }
     };

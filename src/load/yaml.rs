@@ -2,6 +2,7 @@
 //! `YAMLReader` splits them, each document resolved with YAML 1.1 rules (go-yaml v2), which is
 //! what `sigs.k8s.io/yaml` does before OLM ever sees JSON.
 
+use super::elide::VALUE_DEPTH;
 use super::text::FileText;
 use super::tree::{has_repeated_key, Entry, Node, Span, Style, Text, Value};
 use super::{Limits, LoadProblem, RawDoc};
@@ -66,33 +67,52 @@ impl Chunk {
     }
 }
 
-/// Parse one chunk into a node tree.
+/// Parse one chunk into a node tree; with `elide`, nested `olm.csv.metadata` values stay
+/// unbuilt where that cannot change a verdict (see [`super::elide`]).
 pub fn parse_chunk(
     text: &str,
     offset: usize,
     file: Option<&FileText>,
     limits: &Limits,
     expanded: &AtomicU64,
+    elide: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Chunk {
+    let ctx = (file, limits, expanded);
+    if elide {
+        if let Some(chunk) = parse_once(text, offset, ctx, true, problems) {
+            return chunk;
+        }
+    }
+    parse_once(text, offset, ctx, false, problems).unwrap_or_else(Chunk::failed)
+}
+
+/// `None`: the elided tree may not be kept; parse again in full.
+fn parse_once(
+    text: &str,
+    offset: usize,
+    (file, limits, expanded): (Option<&FileText>, &Limits, &AtomicU64),
+    elide: bool,
+    problems: &mut Vec<LoadProblem>,
+) -> Option<Chunk> {
     // Most catalogs are plain block YAML: a scanner for that subset builds the same tree
     // several times faster, and hands anything else (including every error) to saphyr.
-    let mut builder = Builder::new(limits, expanded, file);
+    let mut builder = Builder::new(limits, expanded, file, elide);
     let fast = super::yaml_subset::scan(text, offset, |event, span| {
         matches!(builder.event(event, span), Ok(true))
     });
-    if fast.is_ok() {
+    if fast.is_ok() || builder.needs_full {
         return builder.finish();
     }
     let mut index = CharIndex::new(text, offset);
-    let mut builder = Builder::new(limits, expanded, file);
+    let mut builder = Builder::new(limits, expanded, file, elide);
     let mut parser = Parser::new_from_str(text);
     loop {
         match parser.next_event() {
             None => break,
             Some(Err(e)) => {
                 problems.push(scan_problem(&e, &mut index));
-                return Chunk::failed();
+                return Some(Chunk::failed());
             }
             Some(Ok((event, span))) => {
                 let sp = Span::new(index.byte(span.start.index()), index.byte(span.end.index()));
@@ -101,7 +121,7 @@ pub fn parse_chunk(
                     Ok(false) => break,
                     Err(p) => {
                         problems.push(p);
-                        return Chunk::failed();
+                        return Some(Chunk::failed());
                     }
                 }
             }
@@ -197,6 +217,17 @@ enum Frame {
     },
 }
 
+/// An open collection inside an elided value: nothing is built, keys are hashed.
+struct Skipped {
+    start: u32,
+    map: bool,
+    keys: usize,
+    /// In a mapping: the next scalar is a key.
+    want_key: bool,
+    /// End of the last finished value (the span end rule of the full builder).
+    last_end: Option<u32>,
+}
+
 struct Builder<'a> {
     limits: &'a Limits,
     stack: Vec<Frame>,
@@ -212,11 +243,36 @@ struct Builder<'a> {
     root: Option<Node>,
     done: bool,
     repeated_keys: bool,
+    /// Elide nested `olm.csv.metadata` values.
+    elide: bool,
+    /// The innermost open collection is such a value.
+    in_elided_value: bool,
+    /// Open collections inside an elided value.
+    skipped: Vec<Skipped>,
+    skipped_keys: super::elide::KeyHashes,
+    /// Something was elided.
+    elided: bool,
+    /// An elided part needs the full builder: stop and parse again.
+    needs_full: bool,
+    /// Alias expansion this builder added to the file's budget.
+    expanded_here: u64,
 }
 
 impl<'a> Builder<'a> {
-    fn new(limits: &'a Limits, expanded: &'a AtomicU64, file: Option<&'a FileText>) -> Self {
+    fn new(
+        limits: &'a Limits,
+        expanded: &'a AtomicU64,
+        file: Option<&'a FileText>,
+        elide: bool,
+    ) -> Self {
         Builder {
+            elide,
+            in_elided_value: false,
+            skipped: Vec::new(),
+            skipped_keys: Default::default(),
+            elided: false,
+            needs_full: false,
+            expanded_here: 0,
             file,
             limits,
             stack: Vec::new(),
@@ -231,15 +287,30 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn finish(self) -> Chunk {
-        Chunk {
+    /// `None` when elided parts must be built after all; the alias budget this pass used is
+    /// returned, as the full pass counts it again. An alias may have copied an elided part
+    /// elsewhere, so a document with both is built in full too.
+    fn finish(self) -> Option<Chunk> {
+        if self.elided
+            && (self.needs_full
+                || self.expanded_here > 0
+                || !super::elide::keep(self.root.as_ref(), self.repeated_keys))
+        {
+            self.expanded
+                .fetch_sub(self.expanded_here, Ordering::Relaxed);
+            return None;
+        }
+        Some(Chunk {
             root: self.root,
             repeated_keys: self.repeated_keys,
-        }
+        })
     }
 
     /// Returns Ok(false) once the first document is complete.
     fn event(&mut self, event: Event<'_>, span: Span) -> Result<bool, LoadProblem> {
+        if !self.skipped.is_empty() {
+            return self.skipped_event(event, span);
+        }
         match event {
             Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => Ok(true),
             Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
@@ -264,6 +335,12 @@ impl<'a> Builder<'a> {
                 }
                 self.push_value(node)
             }
+            Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _)
+                if anchor == 0 && self.in_elided_value && self.stack.len() == VALUE_DEPTH + 1 =>
+            {
+                let map = matches!(event, Event::MappingStart(..));
+                self.skip_open(map, span)
+            }
             Event::SequenceStart(anchor, _) => self.open(
                 Frame::Seq {
                     start: span.start,
@@ -272,19 +349,27 @@ impl<'a> Builder<'a> {
                 },
                 span,
             ),
-            Event::MappingStart(anchor, _) => self.open(
-                Frame::Map {
-                    start: span.start,
-                    anchor,
-                    base: self.entries.len(),
-                    key: None,
-                },
-                span,
-            ),
+            Event::MappingStart(anchor, _) => {
+                if self.elide && self.stack.len() == VALUE_DEPTH {
+                    self.in_elided_value = anchor == 0 && self.opens_elided_value();
+                }
+                self.open(
+                    Frame::Map {
+                        start: span.start,
+                        anchor,
+                        base: self.entries.len(),
+                        key: None,
+                    },
+                    span,
+                )
+            }
             Event::SequenceEnd | Event::MappingEnd => {
                 let Some(frame) = self.stack.pop() else {
                     return Ok(true);
                 };
+                if self.stack.len() == VALUE_DEPTH {
+                    self.in_elided_value = false;
+                }
                 let (node, anchor) = match frame {
                     Frame::Seq {
                         start,
@@ -331,6 +416,7 @@ impl<'a> Builder<'a> {
                         "Define the anchor before using the alias.",
                     ));
                 };
+                self.expanded_here += *count;
                 let total = self
                     .expanded
                     .fetch_add(*count, Ordering::Relaxed)
@@ -354,7 +440,13 @@ impl<'a> Builder<'a> {
     }
 
     fn open(&mut self, frame: Frame, span: Span) -> Result<bool, LoadProblem> {
-        if self.stack.len() >= self.limits.max_depth {
+        self.check_depth(span)?;
+        self.stack.push(frame);
+        Ok(true)
+    }
+
+    fn check_depth(&self, span: Span) -> Result<(), LoadProblem> {
+        if self.stack.len() + self.skipped.len() >= self.limits.max_depth {
             return Err(LoadProblem::limit(
                 span,
                 format!(
@@ -365,8 +457,117 @@ impl<'a> Builder<'a> {
                  is `limits.max-depth` in .olmlint.yaml.",
             ));
         }
-        self.stack.push(frame);
+        Ok(())
+    }
+
+    /// Whether the mapping about to open is an `olm.csv.metadata` value.
+    fn opens_elided_value(&self) -> bool {
+        fn key(f: Option<&Frame>) -> Option<&str> {
+            match f {
+                Some(Frame::Map {
+                    key: Some((k, _)), ..
+                }) => Some(k.as_str()),
+                _ => None,
+            }
+        }
+        let item = match self.stack.get(2) {
+            Some(Frame::Map { base, .. }) => self.entries.get(*base..).unwrap_or_default(),
+            _ => return false,
+        };
+        matches!(self.stack.get(1), Some(Frame::Seq { .. }))
+            && super::elide::is_elided_value(key(self.stack.first()), key(self.stack.get(2)), item)
+    }
+
+    /// Opens a collection inside an elided value.
+    fn skip_open(&mut self, map: bool, span: Span) -> Result<bool, LoadProblem> {
+        self.check_depth(span)?;
+        self.elided = true;
+        self.skipped.push(Skipped {
+            start: span.start,
+            map,
+            keys: self.skipped_keys.base(),
+            want_key: map,
+            last_end: None,
+        });
         Ok(true)
+    }
+
+    /// An event inside an elided value: counted and checked like the full builder does,
+    /// nothing built. Ok(false) stops the pass when only the full builder can go on.
+    fn skipped_event(&mut self, event: Event<'_>, span: Span) -> Result<bool, LoadProblem> {
+        let want_key = self.skipped.last().is_some_and(|s| s.want_key);
+        match event {
+            Event::Scalar(text, style, 0, tag) => {
+                if want_key {
+                    if text == "<<" {
+                        // A possible merge key: only the full builder merges.
+                        return Ok(self.full());
+                    }
+                    let tag_is_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                    // The key's JSON text, as the full builder's `key_text` makes it.
+                    match (style == ScalarStyle::Plain && !tag_is_str)
+                        .then(|| resolve_plain(&text))
+                        .flatten()
+                    {
+                        Some(mut v) => self
+                            .skipped_keys
+                            .push(&key_text(&mut v).unwrap_or_default()),
+                        None => self.skipped_keys.push(&text),
+                    }
+                    if let Some(s) = self.skipped.last_mut() {
+                        s.want_key = false;
+                    }
+                    self.count_node(span)
+                } else {
+                    self.skipped_value_done(span.end);
+                    self.count_node(span)
+                }
+            }
+            Event::SequenceStart(0, _) | Event::MappingStart(0, _) if !want_key => {
+                let map = matches!(event, Event::MappingStart(..));
+                self.skip_open(map, span)
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(s) = self.skipped.pop() else {
+                    return Ok(true);
+                };
+                if s.map {
+                    self.repeated_keys |= self.skipped_keys.close(s.keys);
+                    if self.repeated_keys {
+                        return Ok(self.full());
+                    }
+                }
+                let end = s.last_end.map_or(span.end, |e| e.max(span.end));
+                let whole = Span {
+                    start: s.start,
+                    end,
+                };
+                if self.skipped.is_empty() {
+                    return self.push_value(Node::new(
+                        whole,
+                        Style::None,
+                        Value::Elided { map: s.map },
+                    ));
+                }
+                self.skipped_value_done(end);
+                self.count_node(whole)
+            }
+            // Anchors, aliases, collections as keys, stream events: the full builder's.
+            _ => Ok(self.full()),
+        }
+    }
+
+    /// A value inside an elided collection ended at `end`.
+    fn skipped_value_done(&mut self, end: u32) {
+        if let Some(s) = self.skipped.last_mut() {
+            s.want_key = s.map;
+            s.last_end = Some(end);
+        }
+    }
+
+    fn full(&mut self) -> bool {
+        self.needs_full = true;
+        false
     }
 
     fn count_node(&mut self, span: Span) -> Result<bool, LoadProblem> {
@@ -428,7 +629,7 @@ fn key_text(value: &mut Value) -> Option<crate::load::tree::Text> {
         Value::Null => "null".into(),
         Value::Bool(b) => if *b { "true" } else { "false" }.into(),
         Value::Number { value, .. } => super::tree::format_go_float(*value).into(),
-        Value::Seq(_) | Value::Map(_) => return None,
+        Value::Seq(_) | Value::Map(_) | Value::Elided { .. } => return None,
     })
 }
 
@@ -647,6 +848,7 @@ pub fn parse_stream(
     base: usize,
     file: Option<&FileText>,
     limits: &Limits,
+    elide: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Vec<RawDoc> {
     let chunks = split_documents(text, problems);
@@ -658,7 +860,7 @@ pub fn parse_stream(
     let parse = |&(s, e): &(usize, usize)| {
         let mut local = Vec::new();
         let chunk = text.get(s..e).unwrap_or("");
-        let parsed = parse_chunk(chunk, base + s, file, limits, &expanded, &mut local);
+        let parsed = parse_chunk(chunk, base + s, file, limits, &expanded, elide, &mut local);
         (s, e, parsed, local)
     };
     let parsed: Vec<(usize, usize, Chunk, Vec<LoadProblem>)> =
@@ -764,7 +966,7 @@ mod tests {
         let mut p = Vec::new();
         let limits = Limits::default();
         assert!(
-            parse_chunk(&y, 0, None, &limits, &AtomicU64::new(0), &mut p)
+            parse_chunk(&y, 0, None, &limits, &AtomicU64::new(0), false, &mut p)
                 .root
                 .is_none()
         );

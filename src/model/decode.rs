@@ -321,6 +321,7 @@ fn go_t_and_v(v: &Node) -> String {
         Value::Seq(_) => format!("%!t([]interface {{}}={0}): {0}", go_v(v)),
         Value::Map(_) => format!("%!t(map[string]interface {{}}={0}): {0}", go_v(v)),
         Value::String(s) => s.to_string(),
+        Value::Elided { .. } => go_v(v),
     }
 }
 
@@ -351,6 +352,7 @@ fn go_v(v: &Node) -> String {
                 out.push_str(&crate::load::tree::format_go_float(*value))
             }
             Value::String(s) => out.push_str(s),
+            Value::Elided { .. } => out.push('…'),
             Value::Seq(items) => {
                 out.push('[');
                 stack.push(Item::Text("]"));
