@@ -104,6 +104,19 @@ fn opens_elided_value(stack: &[Frame], entries: &[Entry]) -> bool {
         && super::elide::is_elided_value(key(stack.first()), key(stack.get(2)), item)
 }
 
+/// Length of the string content at the start of `b` up to its first quote, backslash or
+/// control character (all of `b` if none): memchr finds the first two, and one vectorized
+/// minimum over the run before it rules out the third.
+fn string_run(b: &[u8]) -> usize {
+    let end = memchr::memchr2(b'"', b'\\', b).unwrap_or(b.len());
+    let run = b.get(..end).unwrap_or_default();
+    if run.iter().min().is_some_and(|&m| m < 0x20) {
+        run.iter().position(|&c| c < 0x20).unwrap_or(end)
+    } else {
+        end
+    }
+}
+
 /// The node budget ran out: memory, not syntax.
 pub(crate) fn too_many_nodes(at: usize, limit: u64) -> LoadProblem {
     LoadProblem::limit(
@@ -153,6 +166,10 @@ impl JsonParser<'_> {
     fn skip_ws(&mut self) {
         while matches!(self.b.get(self.pos), Some(b' ' | b'\t' | b'\n' | b'\r')) {
             self.pos += 1;
+            // Indentation of pretty-printed JSON: eight spaces at a time.
+            while self.b.get(self.pos..self.pos + 8) == Some(b"        ") {
+                self.pos += 8;
+            }
         }
     }
 
@@ -436,10 +453,7 @@ impl JsonParser<'_> {
         self.pos += 1;
         loop {
             let run = self.b.get(self.pos..)?;
-            self.pos += run
-                .iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-                .unwrap_or(run.len());
+            self.pos += string_run(run);
             match self.peek()? {
                 b'"' => {
                     self.pos += 1;
@@ -525,10 +539,7 @@ impl JsonParser<'_> {
         loop {
             let run_start = self.pos;
             let run = self.b.get(run_start..).unwrap_or_default();
-            self.pos += run
-                .iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
-                .unwrap_or(run.len());
+            self.pos += string_run(run);
             let run = self.text.get(run_start..self.pos).unwrap_or("");
             match self.peek() {
                 // No escapes: the string is its source text.
@@ -618,6 +629,33 @@ mod tests {
         let mut p = Vec::new();
         parse_stream(&t, &Limits::default(), &mut p);
         assert!(p[0].message.contains("exceeded max depth"));
+    }
+
+    #[test]
+    fn string_runs_stop_at_quotes_backslashes_and_control_characters() {
+        for (text, len) in [
+            ("abc\"x", 3),
+            ("ab\\\"", 2),
+            ("a\nb\"", 1),
+            ("a\u{1f}\"", 1),
+            ("\tb", 0),
+            ("é😀\"", 6),
+            ("no end", 6),
+            ("", 0),
+        ] {
+            assert_eq!(string_run(text.as_bytes()), len, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn pretty_printed_indentation_is_skipped() {
+        let text = "{\n        \"a\":\n                 [\n\t 1 ]\r\n}  \n   {}";
+        let mut problems = Vec::new();
+        let docs = parse_stream(text, &Limits::default(), &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(docs.len(), 2);
+        let a = docs[0].root.as_ref().and_then(|r| r.get("a")).unwrap();
+        assert_eq!(&text[a.span.start()..a.span.end()], "[\n\t 1 ]");
     }
 
     #[test]

@@ -39,9 +39,7 @@ pub fn scan<'t>(
     emit: impl FnMut(Event<'t>, Span) -> bool,
 ) -> Result<(), Unsupported> {
     let b = text.as_bytes();
-    if memchr::memchr2(b'\r', 0, b).is_some()
-        || memchr::memmem::find(b, "\u{feff}".as_bytes()).is_some()
-    {
+    if has_cr_nul_or_bom(b) {
         return Err(Unsupported { at: 0 });
     }
     let mut scanner = Scanner {
@@ -56,6 +54,12 @@ pub fn scan<'t>(
     scanner
         .document()
         .map_err(|Leave| Unsupported { at: scanner.pos })
+}
+
+/// Whether `b` holds a CR, a NUL or a byte order mark (U+FEFF: EF BB BF), in one pass.
+fn has_cr_nul_or_bom(b: &[u8]) -> bool {
+    memchr::memchr3_iter(b'\r', 0, 0xEF, b)
+        .any(|i| b.get(i) != Some(&0xEF) || b.get(i + 1..i + 3) == Some(&[0xBB, 0xBF][..]))
 }
 
 /// A scanned scalar, not yet emitted (whether it is a key decides what comes first).
@@ -905,6 +909,28 @@ pub(crate) mod tests {
 
     pub fn agrees(text: &str) -> bool {
         compare(text).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn carriage_returns_nuls_and_byte_order_marks_are_left_to_saphyr() {
+        for text in [
+            "a: b\r\n",
+            "a: \0",
+            "a: \u{feff}b",
+            "\u{feff}a: b",
+            "a: b\u{feff}",
+        ] {
+            assert!(has_cr_nul_or_bom(text.as_bytes()), "{text:?}");
+        }
+        // U+FF0C (EF BC 8C) and U+F8FF (EF A3 BF) share the mark's lead byte only.
+        for text in [
+            "a: b",
+            "a: 中文，說明",
+            "a: \u{f8ff}",
+            "a: \u{ff00}\u{fefe}",
+        ] {
+            assert!(!has_cr_nul_or_bom(text.as_bytes()), "{text:?}");
+        }
     }
 
     #[test]

@@ -13,12 +13,13 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
         let Some((alg, hex)) = d.split_once(':') else {
             return Some("invalid reference format");
         };
+        // Byte tests throughout: a non-ASCII character fails them as its first byte does.
         let alg_ok = !alg.is_empty()
             && alg.split(['+', '.', '_', '-']).all(|c| {
-                c.chars().next().is_some_and(|f| f.is_ascii_alphabetic())
-                    && c.chars().all(|x| x.is_ascii_alphanumeric())
+                c.bytes().next().is_some_and(|f| f.is_ascii_alphabetic())
+                    && c.bytes().all(|x| x.is_ascii_alphanumeric())
             });
-        if !alg_ok || hex.len() < 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        if !alg_ok || hex.len() < 32 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
             return Some("invalid reference format");
         }
         // go-digest's Validate, after the reference grammar accepted the digest.
@@ -31,7 +32,7 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
         if hex.len() != len {
             return Some("invalid checksum digest length");
         }
-        if hex.chars().any(|c| c.is_ascii_uppercase()) {
+        if hex.bytes().any(|c| c.is_ascii_uppercase()) {
             return Some("invalid checksum digest format");
         }
     }
@@ -47,11 +48,11 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
     if let Some(t) = tag {
         let ok = !t.is_empty()
             && t.len() <= 128
-            && t.chars()
+            && t.bytes()
                 .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            && t.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+            && t.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'));
         if !ok {
             return Some("invalid reference format");
         }
@@ -59,21 +60,21 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
     if name.len() > 255 {
         return Some("repository name must not be more than 255 characters");
     }
-    let mut parts: Vec<&str> = name.split('/').collect();
-    if parts.len() > 1 {
-        let first = parts.first().copied().unwrap_or("");
-        if first.contains(['.', ':'])
+    let mut path = name;
+    if let Some((first, rest)) = name.split_once('/') {
+        if first
+            .bytes()
+            .any(|c| matches!(c, b'.' | b':') || c.is_ascii_uppercase())
             || first == "localhost"
-            || first.chars().any(|c| c.is_ascii_uppercase())
         {
             if !domain_ok(first) {
                 return Some("invalid reference format");
             }
-            parts.remove(0);
+            path = rest;
         }
     }
-    for p in parts {
-        if p.chars().any(|c| c.is_ascii_uppercase()) && path_component_ok(&p.to_ascii_lowercase()) {
+    for p in path.split('/') {
+        if p.bytes().any(|c| c.is_ascii_uppercase()) && path_component_ok(&p.to_ascii_lowercase()) {
             return Some("invalid reference format: repository name must be lowercase");
         }
         if !path_component_ok(p) {
@@ -88,7 +89,7 @@ fn domain_ok(d: &str) -> bool {
         Some((h, p)) if !h.ends_with(']') || d.starts_with('[') => (h, Some(p)),
         _ => (d, None),
     };
-    if port.is_some_and(|p| p.is_empty() || !p.chars().all(|c| c.is_ascii_digit())) {
+    if port.is_some_and(|p| p.is_empty() || !p.bytes().all(|c| c.is_ascii_digit())) {
         return false;
     }
     if host.starts_with('[') {
@@ -97,7 +98,7 @@ fn domain_ok(d: &str) -> bool {
     !host.is_empty()
         && host.split('.').all(|c| {
             !c.is_empty()
-                && c.chars().all(|x| x.is_ascii_alphanumeric() || x == '-')
+                && c.bytes().all(|x| x.is_ascii_alphanumeric() || x == b'-')
                 && !c.starts_with('-')
                 && !c.ends_with('-')
         })

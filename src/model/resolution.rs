@@ -409,7 +409,15 @@ pub fn is_hidden(ty: &str) -> bool {
 }
 
 fn gvk_key(g: &str, v: &str, k: &str) -> CompactString {
-    compact_str::format_compact!("{g}/{v}/{k}")
+    // By hand: the formatting machinery cost more than the lookups it keys.
+    let mut key = CompactString::with_capacity(g.len() + v.len() + k.len() + 2);
+    for (i, part) in [g, v, k].into_iter().enumerate() {
+        if i > 0 {
+            key.push('/');
+        }
+        key.push_str(part);
+    }
+    key
 }
 
 /// Packages and GVKs (`group/version/Kind`) that other catalogs provide (`provided:` in the
