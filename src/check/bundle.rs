@@ -5,7 +5,8 @@ use super::Ctx;
 use crate::diag::{Diagnostic, Location};
 use crate::model::formats::image_reference_error;
 use crate::model::Bundle;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
+use std::collections::BTreeMap;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     // Bundles named by channel entries, per package.

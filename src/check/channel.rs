@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::diag::{Diagnostic, Location};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt as _};
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<(&str, &str), Location> = HashMap::new();

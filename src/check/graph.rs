@@ -5,7 +5,8 @@ use super::Ctx;
 use crate::diag::{Diagnostic, Location};
 use crate::model::{Channel, ChannelEntry};
 use crate::semantics::{range, version};
-use std::collections::{HashMap, HashSet, VecDeque};
+use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
+use std::collections::VecDeque;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for c in &ctx.catalog.channels {
@@ -234,7 +235,7 @@ fn dangling(
         }
         upgrades_from.insert(yn, sources);
     }
-    let mut reach: HashSet<&str> = HashSet::from([head.name()]);
+    let mut reach: HashSet<&str> = [head.name()].into_iter().collect();
     let mut queue = VecDeque::from([head.name()]);
     while let Some(y) = queue.pop_front() {
         for x in upgrades_from.get(y).map(Vec::as_slice).unwrap_or(&[]) {

@@ -3,7 +3,7 @@
 use super::Ctx;
 use crate::diag::{Diagnostic, Severity};
 use crate::model::formats::{base64_head, base64_validate, dns1123_label_errors, dns1123_label_ok};
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt as _};
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<&str, usize> = HashMap::new();

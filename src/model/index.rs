@@ -1,7 +1,7 @@
 //! Lookup tables over the model, built once per run so checks never scan for names.
 
 use super::Catalog;
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 #[derive(Debug, Default)]
 pub struct Index<'a> {
