@@ -3,8 +3,10 @@
 //! them is still made, at the same place: a mistyped top-level field, a repeated key deep
 //! inside, a syntax error inside, and a `csv.metadata` outside an `olm.bundle`.
 
+mod common;
+
+use common::lint_file as lint;
 use serde_json::Value;
-use std::process::Command;
 
 const YAML: &str = r#"---
 schema: olm.package
@@ -52,18 +54,6 @@ properties:
       displayName: Foo
 schema: olm.bundle
 "#;
-
-fn lint(name: &str, text: &str) -> Vec<Value> {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join(name), text).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "-q", "-f", "json"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["diagnostics"].as_array().unwrap().clone()
-}
 
 /// (rule, bundle, line, column, end line, end column, message) of each finding of `rule`.
 fn of(diags: &[Value], rule: &str) -> Vec<(String, u64, u64, u64, u64, String)> {

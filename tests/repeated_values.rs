@@ -4,8 +4,9 @@
 //! a key's case or a repeated key is not taken for it. Also base64 as Go decodes `[]byte`:
 //! line breaks are skipped, padding is required.
 
+mod common;
+
 use serde_json::Value;
-use std::process::Command;
 
 const CATALOG: &str = r#"---
 schema: olm.package
@@ -74,15 +75,7 @@ properties:
 "#;
 
 fn findings() -> Vec<Value> {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("catalog.yaml"), CATALOG).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "-q", "-f", "json"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["diagnostics"].as_array().unwrap().clone()
+    common::lint_file("catalog.yaml", CATALOG)
 }
 
 /// (bundle, line, message) of each finding of `rule`.

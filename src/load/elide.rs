@@ -270,6 +270,13 @@ mod tests {
         assert_eq!(faithful(late_type, false, &d), 0);
         let json = json_bundle(r#"{"a":[1]}"#).replace("olm.csv.metadata", "olm.gvk");
         assert_eq!(faithful(&json, true, &d), 0);
+        // The csv.metadata property first: a document parsed again in full after an elided
+        // part failed must not start out inside an elided value.
+        let first = r#"{"schema":"olm.bundle","properties":[{"type":"olm.csv.metadata","value":{"a":{"k":1,"k":2},"b":[1]}}]}"#;
+        assert_eq!(faithful(first, true, &d), 0);
+        assert_eq!(faithful(&format!("{first}\n{first}"), true, &d), 0);
+        let yaml_first = "schema: olm.bundle\nproperties:\n- type: olm.csv.metadata\n  value:\n    a: {k: 1, k: 2}\n    b: [1]\n";
+        assert_eq!(faithful(yaml_first, false, &d), 0);
         // An alias could copy an elided part where rules read it.
         let anchored = yaml_bundle("      a: [1]")
             .replace("properties:\n", "properties: &props\n")

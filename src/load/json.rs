@@ -53,12 +53,14 @@ fn parse(
         p.repeated_keys = false;
         p.elided = false;
         p.needs_full = false;
+        p.in_elided_value = false;
         let mut parsed = p.value();
         if p.needs_full
             || p.elided && matches!(&parsed, Ok(n) if !super::elide::keep(Some(n), p.repeated_keys))
         {
             // Parse the document again in full.
             (p.pos, p.nodes, p.repeated_keys, p.elide) = (start, nodes, false, false);
+            p.in_elided_value = false;
             parsed = p.value();
             p.elide = elide;
         }
@@ -266,7 +268,7 @@ impl JsonParser<'_> {
                         ));
                     }
                     let open = self.peek() == Some(b'{');
-                    if self.in_elided_value && stack.len() == VALUE_DEPTH + 1 {
+                    if self.elide && self.in_elided_value && stack.len() == VALUE_DEPTH + 1 {
                         let Some(()) = self.skip_collection(stack.len()) else {
                             self.needs_full = true;
                             return Err(self.err("parse again in full"));

@@ -1,4 +1,6 @@
 //! Helpers shared by integration tests.
+// Each test crate includes this module and uses only some of it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -14,4 +16,17 @@ pub fn bundle_dir(root: &Path, metadata_files: &[(&str, String)]) -> PathBuf {
         std::fs::write(b.join("metadata").join(name), text).unwrap();
     }
     b
+}
+
+/// The diagnostics of `olmlint lint -f json` on a directory holding one file `name`.
+pub fn lint_file(name: &str, text: &str) -> Vec<serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-q", "-f", "json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["diagnostics"].as_array().unwrap().clone()
 }
