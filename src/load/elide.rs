@@ -14,11 +14,11 @@ use super::tree::{Entry, Node};
 /// Property type whose nested values no rule reads.
 const ELIDED_TYPE: &str = "olm.csv.metadata";
 
-/// Depth (open collections, root = 1) of a property's `value` mapping:
-/// root mapping → `properties` list → property mapping → `value` mapping.
+/// Collections open when a property's `value` mapping opens: the root mapping, the
+/// `properties` list and the property mapping.
 pub(super) const VALUE_DEPTH: usize = 3;
 
-/// Whether a mapping opened at [`VALUE_DEPTH`] is an `olm.csv.metadata` value: `root_key` is
+/// Whether a mapping opening with [`VALUE_DEPTH`] collections open is an `olm.csv.metadata` value: `root_key` is
 /// the root key being read (`properties`), `item_key` the property key (`value`), `item` the
 /// property's entries so far (its `type` comes first in rendered catalogs; when it comes
 /// after the value, nothing is elided).

@@ -88,7 +88,7 @@ fn parse(
     docs
 }
 
-/// Whether the object about to open (at [`VALUE_DEPTH`]) is an `olm.csv.metadata` value.
+/// Whether the object about to open (with [`VALUE_DEPTH`] open) is an `olm.csv.metadata` value.
 fn opens_elided_value(stack: &[Frame], entries: &[Entry]) -> bool {
     fn key(f: Option<&Frame>) -> Option<&str> {
         match f {
@@ -141,7 +141,8 @@ struct JsonParser<'a> {
     repeated_keys: bool,
     /// Elide nested `olm.csv.metadata` values.
     elide: bool,
-    /// The innermost open object is such a value.
+    /// The `value` object on top of the stack (`VALUE_DEPTH + 1` open collections) is an
+    /// `olm.csv.metadata` value: collections opened in it are skipped.
     in_elided_value: bool,
     /// Something in the current document was elided.
     elided: bool,

@@ -245,7 +245,8 @@ struct Builder<'a> {
     repeated_keys: bool,
     /// Elide nested `olm.csv.metadata` values.
     elide: bool,
-    /// The innermost open collection is such a value.
+    /// The `value` mapping on top of the stack (`VALUE_DEPTH + 1` open collections) is an
+    /// `olm.csv.metadata` value: collections opened in it are skipped.
     in_elided_value: bool,
     /// Open collections inside an elided value.
     skipped: Vec<Skipped>,
