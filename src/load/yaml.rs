@@ -316,8 +316,8 @@ impl<'a> Builder<'a> {
             Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => Ok(true),
             Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
             Event::Scalar(text, style, anchor, tag) => {
-                let tag_is_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let (style, mut value) = resolve_scalar(text, style, tag_is_str, self.file);
+                let (style, mut value) =
+                    resolve_scalar(text, style, is_str_tag(tag.as_deref()), self.file);
                 if anchor == 0 {
                     if let Some(Frame::Map {
                         key: key @ None, ..
@@ -504,12 +504,9 @@ impl<'a> Builder<'a> {
                         // A possible merge key: only the full builder merges.
                         return Ok(self.full());
                     }
-                    let tag_is_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
                     // The key's JSON text, as the full builder's `key_text` makes it.
-                    match (style == ScalarStyle::Plain && !tag_is_str)
-                        .then(|| resolve_plain(&text))
-                        .flatten()
-                    {
+                    let plain = style == ScalarStyle::Plain;
+                    match resolve_untagged(&text, plain, is_str_tag(tag.as_deref())) {
                         Some(mut v) => self
                             .skipped_keys
                             .push(&key_text(&mut v).unwrap_or_default()),
@@ -686,11 +683,20 @@ fn resolve_scalar(
         ScalarStyle::Literal => Style::Literal,
         ScalarStyle::Folded => Style::Folded,
     };
-    let resolved = (style == Style::Plain && !tag_is_str)
-        .then(|| resolve_plain(&text))
-        .flatten();
-    let value = resolved.unwrap_or_else(|| Value::String(Text::from_cow(file, text)));
+    let value = resolve_untagged(&text, style == Style::Plain, tag_is_str)
+        .unwrap_or_else(|| Value::String(Text::from_cow(file, text)));
     (style, value)
+}
+
+/// The non-string value a plain scalar without `!!str` resolves to (`None`: a string).
+fn resolve_untagged(text: &str, plain: bool, tag_is_str: bool) -> Option<Value> {
+    (plain && !tag_is_str)
+        .then(|| resolve_plain(text))
+        .flatten()
+}
+
+fn is_str_tag(tag: Option<&saphyr_parser::Tag>) -> bool {
+    tag.is_some_and(|t| t.suffix == "str")
 }
 
 pub fn resolve_plain(s: &str) -> Option<Value> {
