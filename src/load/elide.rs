@@ -311,6 +311,29 @@ mod tests {
         assert!(elided > 1000, "{elided}");
     }
 
+    /// Linting elides; converting builds everything, and never converts an elided tree.
+    #[test]
+    fn whole_documents_for_conversion() {
+        use super::super::{parse_bytes_building, Build, Role};
+        let text = yaml_bundle("      a: [1]");
+        let convert = |build| {
+            let file = parse_bytes_building(
+                "c.yaml".into(),
+                "c.yaml".into(),
+                Role::Fbc,
+                text.clone().into_bytes(),
+                &Limits::default(),
+                build,
+            );
+            let root = file.docs.get(1).and_then(|d| d.root.as_ref()).cloned();
+            root.expect("a bundle").to_json()
+        };
+        assert_eq!(convert(Build::ForRules), None);
+        let json = convert(Build::Everything).expect("converts");
+        let value = json.pointer("/properties/1/value/spec/a/0");
+        assert_eq!(value, Some(&serde_json::json!(1)), "{json}");
+    }
+
     #[test]
     fn key_hashes_find_repeats_in_small_and_large_mappings() {
         let mut k = KeyHashes::default();

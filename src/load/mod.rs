@@ -156,8 +156,23 @@ pub struct Loaded {
     pub io_problems: Vec<IoProblem>,
 }
 
-/// Walk `paths`, read and parse every file in parallel.
+/// What the loader builds of catalog files.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Build {
+    /// What the rules read: collections nested in `olm.csv.metadata` values stay
+    /// [`Value::Elided`](tree::Value::Elided) (see `elide.rs`). What `olmlint lint` uses.
+    ForRules,
+    /// Every value, for tools that convert or print whole documents.
+    Everything,
+}
+
+/// Walk `paths`, read and parse every file in parallel, building what the rules read.
 pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
+    load_building(paths, limits, Build::ForRules)
+}
+
+/// [`load`], choosing what to build.
+pub fn load_building(paths: &[PathBuf], limits: &Limits, build: Build) -> Loaded {
     let mut io_problems = Vec::new();
     let mut found = Vec::new();
     for (scope, p) in paths.iter().enumerate() {
@@ -170,7 +185,11 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
     order.sort_by_key(|&i| std::cmp::Reverse(found.get(i).map_or(0, |f| f.size)));
     let mut results: Vec<(usize, Result<LoadedFile, IoProblem>)> = order
         .par_iter()
-        .filter_map(|&i| found.get(i).map(|f| (i, load_file_isolated(f, limits))))
+        .filter_map(|&i| {
+            found
+                .get(i)
+                .map(|f| (i, load_file_isolated(f, limits, build)))
+        })
         .collect();
     results.sort_by_key(|(i, _)| *i);
     let mut files = Vec::with_capacity(results.len());
@@ -184,8 +203,12 @@ pub fn load(paths: &[PathBuf], limits: &Limits) -> Loaded {
 }
 
 /// [`load_file`], with a panic (a bug) confined to the file: the others are still linted.
-fn load_file_isolated(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load_file(f, limits))).unwrap_or_else(
+fn load_file_isolated(
+    f: &walk::Found,
+    limits: &Limits,
+    build: Build,
+) -> Result<LoadedFile, IoProblem> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| load_file(f, limits, build))).unwrap_or_else(
         |_| {
             Err(IoProblem {
                 display: f.display.clone(),
@@ -195,7 +218,7 @@ fn load_file_isolated(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, Io
     )
 }
 
-fn load_file(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> {
+fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFile, IoProblem> {
     let io = |m: String| IoProblem {
         display: f.display.clone(),
         message: m,
@@ -223,24 +246,36 @@ fn load_file(f: &walk::Found, limits: &Limits) -> Result<LoadedFile, IoProblem> 
         });
     }
     let bytes = std::fs::read(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
-    let mut file = parse_bytes(
+    let mut file = parse_bytes_building(
         f.display.clone(),
         f.path.clone(),
         f.role.clone(),
         bytes,
         limits,
+        build,
     );
     file.scope = f.scope;
     Ok(file)
 }
 
-/// Parse file contents (also used by tests and fuzzing).
+/// Parse file contents as `olmlint lint` does (also used by tests and fuzzing).
 pub fn parse_bytes(
     display: String,
     path: PathBuf,
     role: Role,
     bytes: Vec<u8>,
     limits: &Limits,
+) -> LoadedFile {
+    parse_bytes_building(display, path, role, bytes, limits, Build::ForRules)
+}
+
+fn parse_bytes_building(
+    display: String,
+    path: PathBuf,
+    role: Role,
+    bytes: Vec<u8>,
+    limits: &Limits,
+    build: Build,
 ) -> LoadedFile {
     let mut problems = Vec::new();
     let text = match String::from_utf8(bytes) {
@@ -268,7 +303,7 @@ pub fn parse_bytes(
     let source = SourceFile::new(display, path, text);
     let text = source.text.as_str();
     // Only catalog files: bundle directories and the configuration are small and read whole.
-    let elide = role == Role::Fbc;
+    let elide = role == Role::Fbc && build == Build::ForRules;
     let peek = text.get(..4096.min(text.len())).unwrap_or(text);
     let is_json = peek
         .trim_start_matches([' ', '\t', '\n', '\r'])

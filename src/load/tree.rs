@@ -263,8 +263,14 @@ impl Node {
     }
 
     /// The node as a `serde_json::Value` (numbers as floats, like OLM). `None` for trees deeper
-    /// than serde_json's recursion limit.
+    /// than serde_json's recursion limit, and for trees with an elided part (load with
+    /// `Build::Everything` to convert whole documents).
     pub fn to_json(&self) -> Option<serde_json::Value> {
+        let mut elided = false;
+        self.walk(|n| elided |= matches!(n.value, Value::Elided { .. }));
+        if elided {
+            return None;
+        }
         serde_json::from_str(&self.canonical_json()).ok()
     }
 
