@@ -301,6 +301,51 @@ fn output_file_and_exit_codes() {
     assert_eq!(olmlint(&["explain", "OLM999"]).status.code(), Some(2));
 }
 
+/// `-o` writes regular files atomically, but writes through a symbolic link (which stays a
+/// link) and straight into a FIFO or device: `-o /dev/null` once renamed a regular file over
+/// /dev/null.
+#[cfg(unix)]
+#[test]
+fn output_file_that_is_a_link_or_a_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    std::fs::write(&report, "old").unwrap();
+    let link = dir.path().join("latest.json");
+    std::os::unix::fs::symlink(&report, &link).unwrap();
+    let lint_to = |target: &Path| {
+        olmlint(&[
+            "lint",
+            "fixtures/catalogs/broken-graph",
+            "-q",
+            "-f",
+            "json",
+            "-o",
+            target.to_str().unwrap(),
+        ])
+    };
+    assert_eq!(lint_to(&link).status.code(), Some(1));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&report).unwrap().contains("OLM105"));
+
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    assert_eq!(lint_to(&fifo).status.code(), Some(1));
+    // Before joining: a reader on a replaced FIFO would wait forever.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(reader.join().unwrap().contains("OLM105"));
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(leftovers.len(), 3, "no temporary files left: {leftovers:?}");
+}
+
 #[test]
 fn rules_and_explain() {
     let out = olmlint(&["rules", "--json"]);
