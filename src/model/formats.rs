@@ -1,46 +1,55 @@
 //! Small format validators `opm` applies: image pull specs, DNS-1123 labels, base64.
 
 /// A container image reference as `github.com/distribution/reference` parses it.
+///
+/// On bytes throughout (every delimiter is ASCII, and a non-ASCII character fails the byte
+/// tests as its first byte does): `str`'s pattern searchers cost more than the checks on
+/// these short strings.
 pub fn image_reference_error(s: &str) -> Option<&'static str> {
+    let s = s.as_bytes();
     if s.is_empty() {
         return Some("repository name must have at least one component");
     }
-    let (rest, digest) = match s.split_once('@') {
+    let (rest, digest) = match split_first(s, b'@') {
         Some((r, d)) => (r, Some(d)),
         None => (s, None),
     };
     if let Some(d) = digest {
-        let Some((alg, hex)) = d.split_once(':') else {
+        let Some((alg, hex)) = split_first(d, b':') else {
             return Some("invalid reference format");
         };
-        // Byte tests throughout: a non-ASCII character fails them as its first byte does.
         let alg_ok = !alg.is_empty()
-            && alg.split(['+', '.', '_', '-']).all(|c| {
-                c.bytes().next().is_some_and(|f| f.is_ascii_alphabetic())
-                    && c.bytes().all(|x| x.is_ascii_alphanumeric())
-            });
-        if !alg_ok || hex.len() < 32 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+            && alg
+                .split(|c| matches!(c, b'+' | b'.' | b'_' | b'-'))
+                .all(|c| {
+                    c.first().is_some_and(|f| f.is_ascii_alphabetic())
+                        && c.iter().all(|x| x.is_ascii_alphanumeric())
+                });
+        if !alg_ok || hex.len() < 32 || !hex.iter().all(|c| c.is_ascii_hexdigit()) {
             return Some("invalid reference format");
         }
         // go-digest's Validate, after the reference grammar accepted the digest.
         let len = match alg {
-            "sha256" => 64,
-            "sha384" => 96,
-            "sha512" => 128,
+            b"sha256" => 64,
+            b"sha384" => 96,
+            b"sha512" => 128,
             _ => return Some("unsupported digest algorithm"),
         };
         if hex.len() != len {
             return Some("invalid checksum digest length");
         }
-        if hex.bytes().any(|c| c.is_ascii_uppercase()) {
+        if hex.iter().any(|c| c.is_ascii_uppercase()) {
             return Some("invalid checksum digest format");
         }
     }
     // The tag is after the last ':' that follows the last '/'.
-    let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
-    let (name, tag) = match rest.get(last_slash..).and_then(|t| t.find(':')) {
+    let last_slash = rest.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1);
+    let (name, tag) = match rest
+        .get(last_slash..)
+        .and_then(|t| t.iter().position(|&c| c == b':'))
+    {
         Some(i) => (
-            rest.get(..last_slash + i).unwrap_or(""),
+            rest.get(..last_slash + i).unwrap_or_default(),
             rest.get(last_slash + i + 1..),
         ),
         None => (rest, None),
@@ -48,10 +57,9 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
     if let Some(t) = tag {
         let ok = !t.is_empty()
             && t.len() <= 128
-            && t.bytes()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
-            && t.bytes()
+            && t.first()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            && t.iter()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'));
         if !ok {
             return Some("invalid reference format");
@@ -61,11 +69,11 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
         return Some("repository name must not be more than 255 characters");
     }
     let mut path = name;
-    if let Some((first, rest)) = name.split_once('/') {
+    if let Some((first, rest)) = split_first(name, b'/') {
         if first
-            .bytes()
+            .iter()
             .any(|c| matches!(c, b'.' | b':') || c.is_ascii_uppercase())
-            || first == "localhost"
+            || first == b"localhost"
         {
             if !domain_ok(first) {
                 return Some("invalid reference format");
@@ -73,8 +81,8 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
             path = rest;
         }
     }
-    for p in path.split('/') {
-        if p.bytes().any(|c| c.is_ascii_uppercase()) && path_component_ok(&p.to_ascii_lowercase()) {
+    for p in path.split(|&c| c == b'/') {
+        if p.iter().any(|c| c.is_ascii_uppercase()) && path_component_ok(&p.to_ascii_lowercase()) {
             return Some("invalid reference format: repository name must be lowercase");
         }
         if !path_component_ok(p) {
@@ -84,29 +92,35 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
     None
 }
 
-fn domain_ok(d: &str) -> bool {
-    let (host, port) = match d.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || d.starts_with('[') => (h, Some(p)),
+/// The bytes before and after the first `sep`.
+fn split_first(s: &[u8], sep: u8) -> Option<(&[u8], &[u8])> {
+    let i = s.iter().position(|&c| c == sep)?;
+    Some((s.get(..i)?, s.get(i + 1..)?))
+}
+
+fn domain_ok(d: &[u8]) -> bool {
+    let colon = d.iter().rposition(|&c| c == b':');
+    let (host, port) = match colon.and_then(|i| Some((d.get(..i)?, d.get(i + 1..)?))) {
+        Some((h, p)) if !h.ends_with(b"]") || d.starts_with(b"[") => (h, Some(p)),
         _ => (d, None),
     };
-    if port.is_some_and(|p| p.is_empty() || !p.bytes().all(|c| c.is_ascii_digit())) {
+    if port.is_some_and(|p| p.is_empty() || !p.iter().all(|c| c.is_ascii_digit())) {
         return false;
     }
-    if host.starts_with('[') {
-        return host.ends_with(']') && host.len() > 2;
+    if host.starts_with(b"[") {
+        return host.ends_with(b"]") && host.len() > 2;
     }
     !host.is_empty()
-        && host.split('.').all(|c| {
+        && host.split(|&c| c == b'.').all(|c| {
             !c.is_empty()
-                && c.bytes().all(|x| x.is_ascii_alphanumeric() || x == b'-')
-                && !c.starts_with('-')
-                && !c.ends_with('-')
+                && c.iter().all(|x| x.is_ascii_alphanumeric() || *x == b'-')
+                && !c.starts_with(b"-")
+                && !c.ends_with(b"-")
         })
 }
 
 /// `[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*`
-fn path_component_ok(p: &str) -> bool {
-    let b = p.as_bytes();
+fn path_component_ok(b: &[u8]) -> bool {
     let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
     let mut i = 0;
     let run = |i: &mut usize| {
