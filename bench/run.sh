@@ -41,7 +41,7 @@ row() { # key, name, olmlint args..., -- , bare args...
   local args=() bargs=()
   while [ "$1" != "--" ]; do args+=("$1"); shift; done; shift
   bargs=("$@")
-  read -r t m <<<"$(measure "$bin" lint "${args[@]}" -q --no-config -f json -o /dev/null)"
+  read -r t m <<<"$(measure "$bin" lint "${args[@]}" -q --no-config -f json)"
   read -r bt _ <<<"$(measure "$bare" "${bargs[@]}")"
   read -r st _ <<<"$(measure env BARE_PARSER=saphyr "$bare" "${bargs[@]}")"
   wall[$key]=$t
