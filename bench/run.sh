@@ -72,7 +72,7 @@ done
 
 echo
 echo "issue #9 targets (ratios of the best walls above):"
-[ -n "${wall[community]:-}" ] && echo "  1. community vs opm validate (${opm_community} s): $(ratio "$opm_community" "${wall[community]}")x faster"
+[ -n "${wall[community]:-}" ] && echo "  1. community vs opm validate (${opm_community} s, measured 2026-11-21 on this VM; wall times vary by day): $(ratio "$opm_community" "${wall[community]}")x faster"
 [ -n "${wall[tarball]:-}" ] && echo "  2. all OpenShift catalogs: ${wall[tarball]} s (target < 2 s)"
 for pair in community tarball gen-1000 gen-3000 gen-10000; do
   y=${wall[$pair]:-${wall[$pair-yaml]:-}} j=${wall[$pair-json]:-}
