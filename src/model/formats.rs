@@ -94,13 +94,20 @@ pub fn image_reference_error(s: &str) -> Option<&'static str> {
 
 /// The bytes before and after the first `sep`.
 fn split_first(s: &[u8], sep: u8) -> Option<(&[u8], &[u8])> {
-    let i = s.iter().position(|&c| c == sep)?;
+    split_around(s, s.iter().position(|&c| c == sep)?)
+}
+
+/// The bytes before and after the last `sep`.
+fn split_last(s: &[u8], sep: u8) -> Option<(&[u8], &[u8])> {
+    split_around(s, s.iter().rposition(|&c| c == sep)?)
+}
+
+fn split_around(s: &[u8], i: usize) -> Option<(&[u8], &[u8])> {
     Some((s.get(..i)?, s.get(i + 1..)?))
 }
 
 fn domain_ok(d: &[u8]) -> bool {
-    let colon = d.iter().rposition(|&c| c == b':');
-    let (host, port) = match colon.and_then(|i| Some((d.get(..i)?, d.get(i + 1..)?))) {
+    let (host, port) = match split_last(d, b':') {
         Some((h, p)) if !h.ends_with(b"]") || d.starts_with(b"[") => (h, Some(p)),
         _ => (d, None),
     };

@@ -411,12 +411,11 @@ pub fn is_hidden(ty: &str) -> bool {
 fn gvk_key(g: &str, v: &str, k: &str) -> CompactString {
     // By hand: the formatting machinery cost more than the lookups it keys.
     let mut key = CompactString::with_capacity(g.len() + v.len() + k.len() + 2);
-    for (i, part) in [g, v, k].into_iter().enumerate() {
-        if i > 0 {
-            key.push('/');
-        }
-        key.push_str(part);
-    }
+    key.push_str(g);
+    key.push('/');
+    key.push_str(v);
+    key.push('/');
+    key.push_str(k);
     key
 }
 
