@@ -173,6 +173,7 @@ pub enum Target {
 
 /// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
 pub fn main() -> i32 {
+    crate::timings::start();
     restore_sigpipe();
     pad_heap_growth();
     // Deep documents are legal up to 10 000 levels; give the pipeline room.
@@ -438,6 +439,7 @@ fn lint(args: LintArgs) -> i32 {
                 && std::io::stdout().is_terminal()
         }
     };
+    crate::timings::mark("checks done");
     let text = report.render(format, color);
     if let Some(path) = &args.output_file {
         if let Err(e) = write_atomic(path, text.as_bytes()) {
@@ -477,6 +479,7 @@ fn lint(args: LintArgs) -> i32 {
     let failed = threshold.is_some_and(|t| outcome.diags.iter().any(|d| d.severity >= t));
     // The process is about to exit: freeing hundreds of MB of trees only costs time.
     std::mem::forget(outcome);
+    crate::timings::mark("report written");
     i32::from(failed)
 }
 

@@ -318,7 +318,10 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             .collect()
     };
     // The suppression comments are found while the catalogs are checked.
-    let (per_scope, sups) = rayon::join(check_scopes, || crate::suppress::collect(&files));
+    let (per_scope, sups) = rayon::join(check_scopes, || {
+        crate::timings::phase("suppression comments", || crate::suppress::collect(&files))
+    });
+    crate::timings::mark("catalogs checked");
     let mut counts = [0usize; 3];
     for (d, c) in per_scope {
         diags.extend(d);

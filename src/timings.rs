@@ -9,6 +9,20 @@ fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var_os("OLMLINT_TIMINGS").is_some_and(|v| v != "0"))
 }
 
+static START: OnceLock<Instant> = OnceLock::new();
+
+/// Marks the start of the process's work: phases report their start relative to it.
+pub fn start() {
+    START.get_or_init(Instant::now);
+}
+
+/// Milliseconds from [`start`] to `t`.
+fn offset_ms(t: Instant) -> f64 {
+    START
+        .get()
+        .map_or(0.0, |s| t.saturating_duration_since(*s).as_secs_f64() * 1e3)
+}
+
 /// Runs `f`, printing its wall time under `label` when timings are on.
 pub fn phase<T>(label: &str, f: impl FnOnce() -> T) -> T {
     if !enabled() {
@@ -17,11 +31,22 @@ pub fn phase<T>(label: &str, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let out = f();
     eprintln!(
-        "olmlint timing: {label:<28} {:>9.3} ms  (peak RSS so far {} MB)",
+        "olmlint timing: {label:<28} {:>9.3} ms  (from {:>8.3} ms; peak RSS so far {} MB)",
         t.elapsed().as_secs_f64() * 1e3,
+        offset_ms(t),
         peak_rss_mb()
     );
     out
+}
+
+/// Prints how long after [`start`] `label` happened, when timings are on.
+pub fn mark(label: &str) {
+    if enabled() {
+        eprintln!(
+            "olmlint timing: {label:<28} at {:>9.3} ms",
+            offset_ms(Instant::now())
+        );
+    }
 }
 
 static SAT: [std::sync::atomic::AtomicU64; 5] = [const { std::sync::atomic::AtomicU64::new(0) }; 5];

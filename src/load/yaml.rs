@@ -307,11 +307,18 @@ impl<'a> Builder<'a> {
         })
     }
 
-    /// Returns Ok(false) once the first document is complete.
+    /// Returns Ok(false) once the first document is complete. Most events of a catalog are
+    /// inside elided values: their short path is inlined into the scanner.
+    #[inline(always)]
     fn event(&mut self, event: Event<'_>, span: Span) -> Result<bool, LoadProblem> {
         if !self.skipped.is_empty() {
             return self.skipped_event(event, span);
         }
+        self.built_event(event, span)
+    }
+
+    #[inline(never)]
+    fn built_event(&mut self, event: Event<'_>, span: Span) -> Result<bool, LoadProblem> {
         match event {
             Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => Ok(true),
             Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
@@ -495,6 +502,7 @@ impl<'a> Builder<'a> {
 
     /// An event inside an elided value: counted and checked like the full builder does,
     /// nothing built. Ok(false) stops the pass when only the full builder can go on.
+    #[inline(always)]
     fn skipped_event(&mut self, event: Event<'_>, span: Span) -> Result<bool, LoadProblem> {
         let want_key = self.skipped.last().is_some_and(|s| s.want_key);
         match event {
