@@ -20,8 +20,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     let mut seen: HashMap<(&str, &str), Location> = HashMap::new();
+    let mut images = ValidImages::default();
     for b in ctx.catalog.bundles.iter().filter(|b| !b.from_directory) {
-        bundle(ctx, b, &in_channels, &mut seen, out);
+        bundle(ctx, b, &in_channels, &mut seen, &mut images, out);
     }
     empty_skips(ctx, out);
     if ctx.complete() {
@@ -30,11 +31,31 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     duplicate_versions(ctx, out);
 }
 
+/// Image references already found valid: about half of a catalog's references repeat
+/// (related images shared by a package's bundles), and a lookup costs far less than the
+/// grammar.
+#[derive(Default)]
+struct ValidImages<'a>(HashSet<&'a str>);
+
+impl<'a> ValidImages<'a> {
+    fn error(&mut self, image: &'a str) -> Option<&'static str> {
+        if self.0.contains(image) {
+            return None;
+        }
+        let err = image_reference_error(image);
+        if err.is_none() {
+            self.0.insert(image);
+        }
+        err
+    }
+}
+
 fn bundle<'a>(
     ctx: &Ctx<'a>,
     b: &'a Bundle<'a>,
     in_channels: &HashSet<(&str, &str)>,
     seen: &mut HashMap<(&'a str, &'a str), Location>,
+    images: &mut ValidImages<'a>,
     out: &mut Vec<Diagnostic>,
 ) {
     let file = b.doc.file;
@@ -133,7 +154,7 @@ fn bundle<'a>(
                 .help("Set `image:` to the bundle image pull spec (only bundles carrying `olm.bundle.object` properties may omit it)."),
         ),
         Some(img) => {
-            if let Some(err) = image_reference_error(img.value) {
+            if let Some(err) = images.error(img.value) {
                 out.push(
                     d(format!("package {pkg:?} bundle {name:?} image: invalid image pull spec {:?}: {err}", img.value))
                         .at(file, img.node.span)
@@ -146,7 +167,7 @@ fn bundle<'a>(
     }
     for (i, (_, img)) in b.related_images.iter().enumerate() {
         if let Some(img) = img.filter(|i| !i.value.is_empty()) {
-            if let Some(err) = image_reference_error(img.value) {
+            if let Some(err) = images.error(img.value) {
                 out.push(
                     d(format!("package {pkg:?} bundle {name:?} relatedImages[{i}].image: invalid image pull spec {:?}: {err}", img.value))
                         .at(file, img.node.span)
