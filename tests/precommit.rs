@@ -215,14 +215,14 @@ fn local_system_hook_blocks_a_broken_commit() {
     assert!(text(&out).contains("olmlint"), "the hook ran");
     assert_eq!(commit_count(&repo, &home), 1);
 
-    // A release with a `v`-prefixed version is refused with OLM305 at its position.
+    // A release with a `v`-prefixed version is refused (opm: OLM104) at its position.
     std::fs::write(repo.join(CATALOG), release("v2.1.0")).unwrap();
     let out = commit(&repo, &home, "release 2.1.0");
     let log = text(&out);
     eprintln!("{log}");
     assert!(!out.status.success(), "the hook must block the commit");
     assert!(log.contains("Failed"), "{log}");
-    assert!(log.contains("OLM305"), "{log}");
+    assert!(log.contains("OLM104"), "{log}");
     assert!(log.contains(&format!("{CATALOG}:")), "{log}");
     assert_eq!(commit_count(&repo, &home), 1);
 
@@ -305,7 +305,7 @@ fn published_system_hook_runs_from_the_hooks_manifest() {
     let out = run(&[]);
     let log = text(&out);
     assert!(!out.status.success());
-    assert!(log.contains("OLM305"), "{log}");
+    assert!(log.contains("OLM104"), "{log}");
     assert!(
         !log.contains("OLM003"),
         "non-catalog YAML was passed: {log}"

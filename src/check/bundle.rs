@@ -1,5 +1,6 @@
 //! OLM104 bundle-invalid and OLM106 duplicate-version: bundle blobs opm rejects.
-//! (Versions that are not strict semver are OLM305.)
+//! A version that is not strict semver is OLM104 too, with opm's text (OLM305 covers what opm
+//! does not reject: YAML-coerced numbers and bundle directories' tolerant parse).
 
 use super::Ctx;
 use crate::diag::{Diagnostic, Location};
@@ -142,6 +143,9 @@ fn bundle<'a>(
                 )),
             );
         }
+        if pkg_props.len() == 1 {
+            version_rule(b, p, &d, out);
+        }
         release_rules(b, p, &d, out);
     }
     // Image and related images.
@@ -188,6 +192,51 @@ fn bundle<'a>(
             .help("Add the bundle to a channel's `entries:`, or remove the bundle."),
         );
     }
+}
+
+/// `declcfg.ConvertToModel` parses the `olm.package` version with blang's strict
+/// `semver.Parse` and fails the catalog. A missing or null version is the empty string to opm
+/// (`Version string empty`). A non-string version fails earlier, at property decoding (OLM108).
+fn version_rule(
+    b: &Bundle<'_>,
+    p: &crate::model::Property<'_>,
+    d: &dyn Fn(String) -> Diagnostic,
+    out: &mut Vec<Diagnostic>,
+) {
+    use crate::load::tree::Value;
+    let value = p.value.as_deref();
+    let entry = value.and_then(|v| v.get_folded("version"));
+    let (text, span, pointer) = match entry {
+        Some(e) => match &e.value.value {
+            Value::String(s) => (
+                &**s,
+                e.value.span,
+                format!("{}/{}", p.value_pointer(), e.key),
+            ),
+            Value::Null => ("", e.value.span, format!("{}/{}", p.value_pointer(), e.key)),
+            _ => return,
+        },
+        None if value.is_some_and(|v| v.as_map().is_none() && !matches!(v.value, Value::Null)) => {
+            return
+        }
+        None => ("", value.map_or(p.span(), |v| v.span), p.value_pointer()),
+    };
+    let Err(err) = crate::semantics::version::parse_strict(text) else {
+        return;
+    };
+    let hint = match crate::semantics::version::parse_tolerant(text) {
+        Ok(t) if !text.is_empty() => format!(" Write `{t}`."),
+        _ if text.is_empty() => {
+            " Add `version: <MAJOR.MINOR.PATCH>` to the `olm.package` value.".to_string()
+        }
+        _ => String::new(),
+    };
+    out.push(
+        d(format!("error parsing bundle {:?} version {text:?}: {err}", b.name()))
+            .at(p.file, span)
+            .pointer(pointer)
+            .help(format!("`opm validate` rejects the catalog: bundle versions must be strict semver MAJOR.MINOR.PATCH (no `v` prefix, no leading zeros, exactly three numbers), optionally with -prerelease and +build. OLM orders upgrades by this version.{hint}")),
+    );
 }
 
 /// The `release` field of `olm.package` (newer opm): format, name, build-metadata rules.

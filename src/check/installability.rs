@@ -399,15 +399,9 @@ fn self_conflict(b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) -> bo
 fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) {
     let Some(pred) = &d.pred else { return };
     let r = ctx.resolution;
-    let self_ok = d.ineligible.iter().chain(d.candidates.iter()).any(|&e| {
-        r.entry_bundle
-            .get(e as usize)
-            .and_then(|&x| ctx.bundle(x))
-            .is_some_and(|x| std::ptr::eq(x, b))
-    });
     // An empty `any` can never match: OLM206 says why.
     let empty_any = matches!(pred, Pred::Any(ps) if ps.is_empty());
-    if !d.candidates.is_empty() || self_ok || empty_any || ctx.provided.covers(pred) {
+    if !d.candidates.is_empty() || empty_any || ctx.provided.covers(pred) {
         return;
     }
     let Some(p) = b.properties.get(d.property) else {
@@ -416,12 +410,22 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
     let mut misses: Vec<String> = Vec::new();
     for &e in &d.ineligible {
         if let Some(x) = r.entry_bundle.get(e as usize).and_then(|&i| ctx.bundle(i)) {
-            let entry = r.problem.entry(e);
-            misses.push(format!(
-                "{} matches but is not a candidate: in channel {} it is skipped or off the replaces chain from the head, and OLM only considers entries on that chain",
-                x.name(),
-                entry.map_or("", |e| e.channel.as_str())
-            ));
+            let channel = r.problem.entry(e).map_or("", |e| e.channel.as_str());
+            let itself = if std::ptr::eq(x, b) {
+                " (this bundle itself)"
+            } else {
+                ""
+            };
+            misses.push(match r.skipped_by.get(e as usize).and_then(Option::as_deref) {
+                Some(by) => format!(
+                    "{}{itself} matches but is skipped in channel {channel} (by {by}), and OLM drops skipped entries from a dependency's candidates",
+                    x.name()
+                ),
+                None => format!(
+                    "{}{itself} matches but is not on the replaces chain from the head of channel {channel}, and OLM only considers entries on that chain",
+                    x.name()
+                ),
+            });
         }
     }
     misses.extend(near_misses(ctx, pred));

@@ -201,7 +201,9 @@ pub fn check_range(
     Some(parsed)
 }
 
-/// OLM305: bundle versions that are not strict semver.
+/// OLM305: bundle versions opm does not reject but OLM reads differently: YAML-coerced
+/// numbers, and versions of bundle directories (parsed tolerantly by the bundle tooling). In a
+/// file-based catalog a string version that is not strict semver fails `opm validate`: OLM104.
 fn versions(ctx: &Ctx<'_>, b: &crate::model::Bundle<'_>, out: &mut Vec<Diagnostic>) {
     let _ = ctx;
     let Some(p) = b.properties_of("olm.package").next() else {
@@ -221,15 +223,13 @@ fn versions(ctx: &Ctx<'_>, b: &crate::model::Bundle<'_>, out: &mut Vec<Diagnosti
     };
     match &e.value.value {
         Value::String(s) => {
-            let res = if b.from_directory { version::parse_tolerant(s).map(|_| ()) } else { version::parse_strict(s).map(|_| ()) };
-            if let Err(err) = res {
-                let hint = match version::parse_tolerant(s) {
-                    Ok(t) => format!(" Write `{t}`."),
-                    Err(_) => String::new(),
-                };
-                out.push(d(format!("error parsing bundle {:?} version {s:?}: {err}", b.name())).help(format!(
-                    "Bundle versions must be strict semver MAJOR.MINOR.PATCH (no `v`, no leading zeros); opm validate rejects the catalog and OLM cannot order upgrades.{hint}"
-                )));
+            if !b.from_directory {
+                return;
+            }
+            if let Err(err) = version::parse_tolerant(s) {
+                out.push(d(format!("error parsing bundle {:?} version {s:?}: {err}", b.name())).help(
+                    "The CSV's spec.version must be a semantic version (MAJOR.MINOR.PATCH); the bundle tooling and opm reject the bundle and OLM cannot order upgrades.",
+                ));
             }
         }
         Value::Number { .. } if e.value.is_coerced_scalar() => out.push(

@@ -258,6 +258,8 @@ pub struct Resolution {
     pub placement: Vec<(usize, bool, Option<usize>)>,
     /// Entry → bundle index.
     pub entry_bundle: Vec<usize>,
+    /// Entry → the entry of its channel whose `skips` names it (`sortChannel` drops it).
+    pub skipped_by: Vec<Option<CompactString>>,
     /// Bundle index → its entries (one per channel listing it).
     pub bundle_entries: Vec<Vec<EntryId>>,
     /// Bundle index → its dependency properties.
@@ -280,56 +282,89 @@ impl Resolution {
     }
 }
 
-/// OLM's `sortChannel`: the replaces chain from the unique head, skipped entries dropped.
+/// OLM's `sortChannel` (resolver.go), ported step for step: every entry's `replaces` and
+/// `skips` that name an entry of the channel mark it as replaced; the heads are the entries
+/// nothing replaces (in channel order); from each head the walk follows `replaces` *through*
+/// skipped entries, keeping only the entries no `skips` names. One head gives the channel's
+/// order; more than one, or none, or a cycle on a walk, is OLM's error.
 fn sort_channel(
     entries: &[(&str, Option<&str>, Vec<&str>)],
     pkg: &str,
     ch: &str,
 ) -> Result<Vec<usize>, String> {
-    let skipped: HashSet<&str> = entries
-        .iter()
-        .flat_map(|(_, _, s)| s.iter().copied())
-        .collect();
-    let live: Vec<usize> = (0..entries.len())
-        .filter(|&i| entries.get(i).is_some_and(|(n, _, _)| !skipped.contains(n)))
-        .collect();
-    let replaced: HashSet<&str> = live
-        .iter()
-        .filter_map(|&i| entries.get(i).and_then(|e| e.1))
-        .collect();
-    let mut heads: Vec<usize> = live
-        .iter()
-        .copied()
-        .filter(|&i| {
-            entries
-                .get(i)
-                .is_some_and(|(n, _, _)| !replaced.contains(n))
-        })
-        .collect();
-    heads.sort_by_key(|&i| entries.get(i).map(|e| e.0));
-    let name = |i: usize| entries.get(i).map_or("", |e| e.0);
-    match heads.as_slice() {
-        [] => Err(format!("no channel heads (entries not replaced by another entry) found in channel {ch:?} of package {pkg:?}")),
-        [head] => {
-            let by_name: HashMap<&str, usize> = live.iter().map(|&i| (name(i), i)).collect();
-            let mut chain = vec![*head];
-            let mut seen: HashSet<usize> = std::iter::once(*head).collect();
-            let mut cur = *head;
-            while let Some(next) = entries.get(cur).and_then(|e| e.1).and_then(|r| by_name.get(r)).copied() {
-                if !seen.insert(next) {
-                    return Err(format!("a cycle exists in the chain of replacement beginning with {:?} in channel {ch:?} of package {pkg:?}", name(next)));
-                }
-                chain.push(next);
-                cur = next;
+    let by_name: HashMap<&str, usize> = entries.iter().enumerate().map(|(i, e)| (e.0, i)).collect();
+    /// Per entry: named by another entry's `replaces` or `skips`; named by a `skips`; the
+    /// entry its `replaces` names; the last walk (head number) that visited it.
+    #[derive(Clone, Copy)]
+    struct Node {
+        replaced: bool,
+        skipped: bool,
+        replaces: Option<usize>,
+        visited: usize,
+    }
+    let mut nodes = vec![
+        Node {
+            replaced: false,
+            skipped: false,
+            replaces: None,
+            visited: usize::MAX,
+        };
+        entries.len()
+    ];
+    for (i, (_, r, skips)) in entries.iter().enumerate() {
+        if let Some(&t) = r.and_then(|r| by_name.get(r)) {
+            if let Some(n) = nodes.get_mut(t) {
+                n.replaced = true;
             }
-            Ok(chain)
+            if let Some(n) = nodes.get_mut(i) {
+                n.replaces = Some(t);
+            }
         }
-        many => {
-            let names: Vec<&str> = many.iter().map(|&i| name(i)).collect();
+        for &t in skips.iter().filter_map(|s| by_name.get(s)) {
+            if let Some(n) = nodes.get_mut(t) {
+                n.replaced = true;
+                n.skipped = true;
+            }
+        }
+    }
+    let name = |i: usize| entries.get(i).map_or("", |e| e.0);
+    let heads: Vec<usize> = (0..entries.len())
+        .filter(|&i| nodes.get(i).is_some_and(|n| !n.replaced))
+        .collect();
+    if heads.is_empty() {
+        return Err(format!("no channel heads (entries not replaced by another entry) found in channel {ch:?} of package {pkg:?}"));
+    }
+    let mut chains: Vec<Vec<usize>> = Vec::with_capacity(heads.len());
+    for (h, &head) in heads.iter().enumerate() {
+        let mut chain = Vec::new();
+        let mut cur = head;
+        while let Some(n) = nodes.get_mut(cur) {
+            n.visited = h;
+            if !n.skipped {
+                chain.push(cur);
+            }
+            let Some(next) = n.replaces else { break };
+            if nodes.get(next).is_some_and(|x| x.visited == h) {
+                return Err(format!("a cycle exists in the chain of replacement beginning with {:?} in channel {ch:?} of package {pkg:?}", name(head)));
+            }
+            cur = next;
+        }
+        chains.push(chain);
+    }
+    match chains.len() {
+        1 => Ok(chains.pop().unwrap_or_default()),
+        n => {
+            let shown: Vec<String> = chains
+                .iter()
+                .map(|c| match c.as_slice() {
+                    [] => "[]".to_string(),
+                    [one] => name(*one).to_string(),
+                    [first, .., last] => format!("{}...{}", name(*first), name(*last)),
+                })
+                .collect();
             Err(format!(
-                "a unique replacement chain within a channel is required to determine the relative order between channel entries, but {} replacement chains were found in channel {ch:?} of package {pkg:?}: {}",
-                many.len(),
-                names.join(", ")
+                "a unique replacement chain within a channel is required to determine the relative order between channel entries, but {n} replacement chains were found in channel {ch:?} of package {pkg:?}: {}",
+                shown.join(", ")
             ))
         }
     }
@@ -553,6 +588,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
     let mut order: Vec<(usize, bool, CompactString, CompactString, usize)> = Vec::new();
     let mut entry_source: Vec<usize> = Vec::new();
     let mut entry_channel_error: Vec<Option<usize>> = Vec::new();
+    let mut skipped_by: Vec<Option<CompactString>> = Vec::new();
     let mut channel_errors: Vec<String> = Vec::new();
     let mut bundle_entries: Vec<Vec<EntryId>> = vec![Vec::new(); bundles.len()];
     let channels = sources
@@ -584,6 +620,12 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
             })
             .collect();
         let sorted = sort_channel(&listed, pkg, ch);
+        let mut skipper: HashMap<&str, &str> = HashMap::new();
+        for (n, _, skips) in &listed {
+            for s in skips {
+                skipper.entry(s).or_insert(n);
+            }
+        }
         let err_idx = sorted.as_ref().err().map(|e| {
             channel_errors.push(e.clone());
             channel_errors.len() - 1
@@ -618,6 +660,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 hard_error: None,
             });
             entry_bundle.push(bi);
+            skipped_by.push(skipper.get(name).map(|&s| s.into()));
             eligible.push(pos.contains_key(&i));
             entry_source.push(si);
             order.push((
@@ -839,12 +882,10 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 if d.candidates.is_empty() && provided.covers(pred) {
                     continue;
                 }
-                // A bundle may satisfy its own dependency even off the chain.
-                let candidates = if d.ineligible.contains(&eid) {
-                    d.candidates.iter().copied().chain([eid]).collect()
-                } else {
-                    Arc::clone(&d.candidates)
-                };
+                // No exception for the depending bundle (resolver.go getBundleVariables):
+                // its own entry counts only if it survives `sortChannel`, so a bundle
+                // skipped in its channel cannot satisfy its own dependency (spec §3.3).
+                let candidates = Arc::clone(&d.candidates);
                 sat_deps.push(Dependency {
                     candidates,
                     label: Arc::clone(&d.sat_label),
@@ -874,6 +915,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
         home,
         placement,
         entry_bundle,
+        skipped_by,
         bundle_entries,
         deps,
         origins,
@@ -948,5 +990,70 @@ mod tests {
         )
         .unwrap_err()
         .starts_with("no channel heads"));
+    }
+
+    /// #25 D: upstream counts the edges of skipped entries too and walks through them.
+    #[test]
+    fn sort_channel_walks_through_skipped_entries() {
+        let e = |n, r: Option<&'static str>, s: Vec<&'static str>| (n, r, s);
+        // kite.v1.2.0 replaces and skips v1.1.0, which replaces v1.0.0: [v1.2.0, v1.0.0].
+        assert_eq!(
+            sort_channel(
+                &[
+                    e("kite.v1.0.0", None, vec![]),
+                    e("kite.v1.1.0", Some("kite.v1.0.0"), vec![]),
+                    e("kite.v1.2.0", Some("kite.v1.1.0"), vec!["kite.v1.1.0"]),
+                ],
+                "kite",
+                "stable"
+            ),
+            Ok(vec![2, 0])
+        );
+        // A skipped entry's own skips still count: v3 skips v2, v2 skips v1; v1 is replaced.
+        assert_eq!(
+            sort_channel(
+                &[
+                    e("v1", None, vec![]),
+                    e("v2", None, vec!["v1"]),
+                    e("v3", Some("v2"), vec!["v2"]),
+                ],
+                "p",
+                "c"
+            ),
+            Ok(vec![2])
+        );
+        // Several chains are listed head...tail, in channel order.
+        assert_eq!(
+            sort_channel(
+                &[
+                    e("v1", None, vec![]),
+                    e("v2", Some("v1"), vec![]),
+                    e("v3", None, vec![]),
+                ],
+                "kite",
+                "stable"
+            )
+            .unwrap_err(),
+            "a unique replacement chain within a channel is required to determine the relative order between channel entries, but 2 replacement chains were found in channel \"stable\" of package \"kite\": v2...v1, v3"
+        );
+        // A cycle below a head names the head the walk began at.
+        assert_eq!(
+            sort_channel(
+                &[
+                    e("v1", Some("v2"), vec![]),
+                    e("v2", Some("v1"), vec![]),
+                    e("v3", Some("v2"), vec![]),
+                ],
+                "p",
+                "c"
+            )
+            .unwrap_err(),
+            "a cycle exists in the chain of replacement beginning with \"v3\" in channel \"c\" of package \"p\""
+        );
+        // A replaces naming an entry outside the channel is no edge.
+        assert_eq!(
+            sort_channel(&[e("v2", Some("gone"), vec!["also-gone"])], "p", "c"),
+            Ok(vec![0])
+        );
     }
 }
