@@ -74,15 +74,19 @@ impl<'a> Ctx<'a> {
         self.resolution.bundle_in(self.catalogs, bi)
     }
 
-    /// False when some document failed to parse: findings that something is *missing*
-    /// (unknown package, bundle in no channel) would then be noise, so they are held back
-    /// until the syntax error is fixed, as opm stops at it too.
+    /// False when some catalog document failed to parse: findings that something is
+    /// *missing* (unknown package, bundle in no channel) would then be noise, so they are
+    /// held back until the syntax error is fixed, as opm stops at it too. A file of a bundle
+    /// directory does not count: that bundle is left out whole.
     pub fn complete(&self) -> bool {
         *self.complete.get_or_init(|| {
             !self
                 .files
                 .iter()
                 .filter(|f| f.scope == self.scope)
+                // A broken bundle directory is left out whole (see model::bundle_dir); it
+                // hides nothing about the rest of the catalog.
+                .filter(|f| !matches!(f.role, crate::load::Role::Bundle(_)))
                 .any(|f| {
                     f.docs.iter().any(|d| d.failed) || (f.docs.is_empty() && !f.problems.is_empty())
                 })

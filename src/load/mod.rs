@@ -3,6 +3,7 @@
 
 mod elide;
 pub mod json;
+mod lenient;
 pub mod scalar;
 pub mod source;
 pub mod text;

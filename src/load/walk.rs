@@ -102,6 +102,19 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             .rev()
             .find(|b| path.starts_with(b))
             .map_or(Role::Fbc, |b| Role::Bundle(b.clone()));
+        // Inside a registry+v1 bundle directory opm reads `manifests/` and `metadata/` only:
+        // `bundle.Dockerfile`, `Dockerfile`, `README.md`, `.DS_Store`, `tests/` are not
+        // bundle content.
+        if let Role::Bundle(b) = &role {
+            let first = path
+                .strip_prefix(b)
+                .ok()
+                .and_then(|r| r.components().next())
+                .map(|c| c.as_os_str().to_owned());
+            if !first.is_some_and(|c| c == "manifests" || c == "metadata") {
+                continue;
+            }
+        }
         out.push(Found {
             path: path.to_path_buf(),
             display: display_path(path),

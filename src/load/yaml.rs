@@ -6,7 +6,7 @@ use super::elide::VALUE_DEPTH;
 use super::text::FileText;
 use super::tree::{has_repeated_key, Entry, Node, Span, Style, Text, Value};
 use super::{Limits, LoadProblem, RawDoc};
-use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
+use saphyr_parser::{Event, Parser, ScalarStyle};
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -104,35 +104,77 @@ fn parse_once(
     if fast.is_ok() || builder.needs_full {
         return builder.finish();
     }
-    let mut index = CharIndex::new(text, offset);
-    let mut builder = Builder::new(limits, expanded, file, elide);
-    let mut parser = Parser::new_from_str(text);
-    loop {
-        match parser.next_event() {
-            None => break,
-            Some(Err(e)) => {
-                problems.push(scan_problem(&e, &mut index));
-                return Some(Chunk::failed());
-            }
-            Some(Ok((event, span))) => {
-                let sp = Span::new(index.byte(span.start.index()), index.byte(span.end.index()));
-                match builder.event(event, sp) {
-                    Ok(true) => {}
-                    Ok(false) => break,
-                    Err(p) => {
-                        problems.push(p);
-                        return Some(Chunk::failed());
-                    }
-                }
-            }
+    match saphyr_lenient(
+        text,
+        offset,
+        || Builder::new(limits, expanded, file, elide),
+        |b, event, span| b.event(event, span),
+    ) {
+        Ok(builder) => builder.finish(),
+        Err(p) => {
+            problems.push(p);
+            Some(Chunk::failed())
         }
     }
-    builder.finish()
 }
 
-fn scan_problem(e: &ScanError, index: &mut CharIndex) -> LoadProblem {
-    let at = index.byte(e.marker().index());
-    let info = e.info();
+/// saphyr over `text` (a chunk at file offset `offset`), made as lenient as libyaml where it
+/// is stricter (see [`super::lenient`]): on a failure that is one of libyaml's leniencies the
+/// text is adjusted there and parsed again, from a fresh state (`start`). `event` receives
+/// every event with its span in the original file and returns whether to go on. The state
+/// of the attempt that got through, or the problem that stopped it.
+pub(super) fn saphyr_lenient<S>(
+    text: &str,
+    offset: usize,
+    mut start: impl FnMut() -> S,
+    mut event: impl FnMut(&mut S, Event<'_>, Span) -> Result<bool, LoadProblem>,
+) -> Result<S, LoadProblem> {
+    let mut lenient: Option<super::lenient::Lenient> = None;
+    for _ in 0..=super::lenient::MAX_REPAIRS {
+        let (info, at, file_at) = {
+            let source = lenient.as_ref().map_or(text, |l| l.text.as_str());
+            let to_file = |b: usize| offset + lenient.as_ref().map_or(b, |l| l.to_original(b));
+            let mut index = CharIndex::new(source, 0);
+            let mut state = start();
+            let mut parser = Parser::new_from_str(source);
+            let failure = loop {
+                match parser.next_event() {
+                    None => break None,
+                    Some(Err(e)) => break Some(e),
+                    Some(Ok((ev, span))) => {
+                        let a = index.byte(span.start.index());
+                        let b = index.byte(span.end.index());
+                        if !event(&mut state, ev, Span::new(to_file(a), to_file(b)))? {
+                            break None;
+                        }
+                    }
+                }
+            };
+            let Some(e) = failure else {
+                return Ok(state);
+            };
+            let at = index.byte(e.marker().index());
+            (e.info().to_string(), at, to_file(at))
+        };
+        let l = lenient.get_or_insert_with(|| super::lenient::Lenient::new(text));
+        if !l.repair(&info, at) {
+            return Err(scan_problem(&info, file_at));
+        }
+    }
+    Err(LoadProblem::syntax(
+        Span::new(offset, offset + 1),
+        format!(
+            "YAML document needs more than {} adjustments to be read like libyaml reads it",
+            super::lenient::MAX_REPAIRS
+        ),
+        "olmlint reads quoted scalars whose continuation lines are not indented (and a few other \
+         constructs libyaml accepts) by adjusting the text for its parser, a bounded number of \
+         times per document. Indent the continuation lines of multi-line quoted strings deeper \
+         than their key.",
+    ))
+}
+
+fn scan_problem(info: &str, at: usize) -> LoadProblem {
     let help = if info.contains("tab") {
         "YAML forbids tabs in indentation; indent with spaces.".to_string()
     } else if info.contains("mapping values are not allowed") {

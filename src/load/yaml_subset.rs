@@ -420,8 +420,8 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
             return Err(Leave);
         }
         match self.at(self.pos) {
-            b'"' => self.quoted(indent, false),
-            b'\'' => self.quoted(indent, true),
+            b'"' => self.quoted(false),
+            b'\'' => self.quoted(true),
             b'-' | b'?' | b':' if blank_or_end(self.at(self.pos + 1)) => Err(Leave),
             b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b',' | b'[' | b']' | b'{' | b'}' | b'|'
             | b'>' | b'#' | b' ' | b'\n' | 0 => Err(Leave),
@@ -525,7 +525,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     }
 
     /// A single- or double-quoted scalar, folded and unescaped like saphyr does.
-    fn quoted(&mut self, indent: usize, single: bool) -> R<Scalar<'t>> {
+    fn quoted(&mut self, single: bool) -> R<Scalar<'t>> {
         let start = self.pos;
         let start_line = self.line_start;
         let quote = if single { b'\'' } else { b'"' };
@@ -536,7 +536,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                 self.pos = end + 1;
                 t
             }
-            None => Cow::Owned(self.quoted_general(indent, single)?),
+            None => Cow::Owned(self.quoted_general(single)?),
         };
         // What may follow on the line: `:` making it a key, or blanks and a comment, which
         // saphyr counts into the scalar's span.
@@ -581,14 +581,15 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         clean.then_some(end)
     }
 
-    fn quoted_general(&mut self, indent: usize, single: bool) -> R<String> {
+    fn quoted_general(&mut self, single: bool) -> R<String> {
         let mut out = String::new();
         let mut whitespace = String::new();
         let mut first_line = true;
         loop {
-            // At the start of a run of non-blank characters. Continuation lines must be deeper
-            // than the collection (so never a `---` / `...` marker at column 0).
-            if self.at_end() || (!first_line && self.col() <= indent) {
+            // At the start of a run of non-blank characters. libyaml (and go-yaml, which opm
+            // uses) checks no indentation inside quoted scalars: a continuation line may sit
+            // at any column, only a `---` / `...` marker at column 0 ends the document.
+            if self.at_end() || (!first_line && self.col() == 0 && self.document_marker()) {
                 return Err(Leave);
             }
             let mut escaped_break = false;
@@ -597,7 +598,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
             loop {
                 let c = self.at(self.pos);
                 match c {
-                    b' ' | b'\n' => break,
+                    b' ' | b'\t' | b'\n' => break,
                     0 if self.at_end() => return Err(Leave),
                     0..=0x1f => return Err(Leave),
                     b'\'' if single => {
@@ -647,9 +648,9 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
             whitespace.clear();
             loop {
                 match self.at(self.pos) {
-                    b' ' => {
+                    c @ (b' ' | b'\t') => {
                         if !leading_blanks {
-                            whitespace.push(' ');
+                            whitespace.push(char::from(c));
                         }
                         self.pos += 1;
                     }
@@ -664,7 +665,6 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                         self.newline();
                         first_line = false;
                     }
-                    b'\t' => return Err(Leave),
                     _ => break,
                 }
             }
@@ -847,7 +847,6 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
 pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
-    use saphyr_parser::Parser;
 
     /// An event as both parsers report it: kind, value and style, byte span.
     pub type Recorded = (String, Span);
@@ -877,19 +876,17 @@ pub(crate) mod tests {
         Some(out)
     }
 
-    /// saphyr's events for the first document (what the tree builder consumes), or its error.
+    /// saphyr's events for the first document (what the tree builder consumes), or its error;
+    /// saphyr as the loader runs it, with libyaml's leniencies (`load::lenient`).
     pub fn saphyr_events(text: &str) -> Result<Vec<Recorded>, String> {
-        let mut index = crate::load::yaml::CharIndex::new(text, 0);
-        let mut out = Vec::new();
-        for item in Parser::new_from_str(text) {
-            let (event, span) = item.map_err(|e| e.to_string())?;
+        crate::load::yaml::saphyr_lenient(text, 0, Vec::new, |out, event, span| {
             if matches!(event, Event::DocumentEnd | Event::StreamEnd) {
-                break;
+                return Ok(false);
             }
-            let span = Span::new(index.byte(span.start.index()), index.byte(span.end.index()));
             out.extend(describe(&event).map(|d| (d, span)));
-        }
-        Ok(out)
+            Ok(true)
+        })
+        .map_err(|p| p.message.clone())
     }
 
     /// Whether the fast path accepts `text`; an error if it does but saphyr rejects the text

@@ -189,6 +189,15 @@ fn load_one<'a>(
     cat: &mut Catalog<'a>,
     diags: &mut Vec<Diagnostic>,
 ) {
+    // One root cause, one finding: a bundle directory with a file that does not parse is
+    // left out of the model (its OLM001 stands alone), instead of a bundle without a name or
+    // version that every later check would report again.
+    let broken = files
+        .iter()
+        .any(|f| matches!(&f.role, Role::Bundle(r) if r == root) && !f.problems.is_empty());
+    if broken {
+        return;
+    }
     let docs = docs_in(files, root);
     cat.documents += docs.len();
     let annotations = docs.iter().find(|d| {

@@ -1,0 +1,265 @@
+//! Where saphyr-parser is stricter than libyaml (go-yaml v2 is a port of it, and that is what
+//! `opm` reads YAML with), the text saphyr sees is adjusted, at the position saphyr stopped,
+//! into an equivalent one it accepts: same tokens, same decoded values. Spans are mapped
+//! back to the original text, so findings point at the bytes the user wrote.
+//!
+//! The leniencies, each measured against libyaml 0.2.5 (PyYAML's `CSafeLoader`):
+//! - continuation lines of a multi-line single- or double-quoted scalar may sit at any
+//!   column, even below the key (libyaml checks no indentation inside quoted scalars; their
+//!   leading blanks, tabs included, are dropped when folding). saphyr applies YAML 1.2's
+//!   "deeper than the parent" rule: `invalid indentation in quoted scalar`. The repair indents
+//!   those lines past the opening quote. A `---`/`...` marker at column 0 stays an error;
+//! - a tab right after a mapping value's `:` separates like a space;
+//! - a comment may follow a quoted scalar or a closing bracket without a blank before `#`;
+//! - lines inside a flow collection (`[…]`, `{…}`) may sit at any column: the line saphyr
+//!   stops at is indented past the start of the nearest line above that holds text.
+
+/// A text saphyr may accept where libyaml does, and the map back to the original.
+pub(super) struct Lenient {
+    pub text: String,
+    /// Insertions, in original order: (original offset, count of inserted bytes).
+    inserts: Vec<(usize, usize)>,
+}
+
+/// Repairs of one chunk at most: each costs a parse of the chunk, so a hostile file with a
+/// huge number of sites cannot make loading quadratic without bound.
+pub(super) const MAX_REPAIRS: usize = 256;
+
+impl Lenient {
+    pub(super) fn new(text: &str) -> Self {
+        Lenient {
+            text: text.to_string(),
+            inserts: Vec::new(),
+        }
+    }
+
+    /// The original offset of byte `p` of the adjusted text (an inserted byte maps to the
+    /// position it was inserted at).
+    pub(super) fn to_original(&self, p: usize) -> usize {
+        let mut shift = 0usize;
+        for &(at, n) in &self.inserts {
+            let start = at + shift;
+            if p < start {
+                break;
+            }
+            if p < start + n {
+                return at;
+            }
+            shift += n;
+        }
+        p - shift
+    }
+
+    /// Adjust the text where saphyr failed with `info` at byte `at` of the adjusted text.
+    /// `false` when the failure is not one of libyaml's leniencies (the error stands).
+    pub(super) fn repair(&mut self, info: &str, at: usize) -> bool {
+        match info {
+            "invalid indentation in quoted scalar" => self.quoted(at),
+            "':' must be followed by a valid YAML whitespace" => self.tab_after_colon(at),
+            "comments must be separated from other tokens by whitespace" => self.comment(at),
+            "invalid indentation in flow construct" => self.flow_line(at),
+            _ => false,
+        }
+    }
+
+    /// Insert `n` spaces at byte `p` of the adjusted text.
+    fn insert(&mut self, p: usize, n: usize) {
+        if n == 0 || !self.text.is_char_boundary(p) {
+            return;
+        }
+        let orig = self.to_original(p);
+        self.text.insert_str(p, &" ".repeat(n));
+        let i = self.inserts.partition_point(|&(o, _)| o <= orig);
+        self.inserts.insert(i, (orig, n));
+    }
+
+    /// The quoted scalar opening at `q`: every continuation line holding text is indented
+    /// past the opening quote (leading tabs become spaces: both are dropped when folding).
+    fn quoted(&mut self, q: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let Some(&quote) = bytes.get(q).filter(|&&c| c == b'\'' || c == b'"') else {
+            return false;
+        };
+        let line_start = |i: usize| {
+            bytes
+                .get(..i)
+                .and_then(|b| memchr::memrchr(b'\n', b))
+                .map_or(0, |p| p + 1)
+        };
+        let col = self
+            .text
+            .get(line_start(q)..q)
+            .map_or(0, |s| s.chars().count());
+        // The closing quote, and where each continuation line starts.
+        let mut i = q + 1;
+        let mut lines = Vec::new();
+        loop {
+            match bytes.get(i) {
+                None => return false,
+                Some(b'\\') if quote == b'"' => {
+                    // An escaped line break still starts a continuation line.
+                    let skip = match bytes.get(i + 1..i + 3) {
+                        Some(b"\r\n") => 3,
+                        _ => 2,
+                    };
+                    i += skip;
+                    if bytes.get(i - 1) == Some(&b'\n') {
+                        lines.push(i);
+                    }
+                }
+                Some(b'\'') if quote == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+                Some(&c) if c == quote => break,
+                Some(b'\n') => {
+                    i += 1;
+                    lines.push(i);
+                }
+                Some(_) => i += 1,
+            }
+        }
+        let mut plan = Vec::new();
+        for &ls in &lines {
+            let rest = bytes.get(ls..).unwrap_or_default();
+            let blanks = rest
+                .iter()
+                .take_while(|&&c| c == b' ' || c == b'\t')
+                .count();
+            let holds_text = !matches!(rest.get(blanks), Some(b'\n' | b'\r') | None);
+            if !holds_text {
+                continue;
+            }
+            // libyaml rejects a document marker at column 0 inside a quoted scalar.
+            if blanks == 0
+                && (rest.starts_with(b"---") || rest.starts_with(b"..."))
+                && matches!(rest.get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'))
+            {
+                return false;
+            }
+            plan.push((ls, blanks));
+        }
+        if plan.is_empty() {
+            return false;
+        }
+        // Tabs to spaces in place (one byte each, so no offset moves), then insertions from
+        // the end backwards.
+        let mut owned = std::mem::take(&mut self.text).into_bytes();
+        for &(ls, blanks) in &plan {
+            if let Some(run) = owned.get_mut(ls..ls + blanks) {
+                for c in run.iter_mut() {
+                    *c = b' ';
+                }
+            }
+        }
+        self.text = String::from_utf8(owned).unwrap_or_default();
+        for &(ls, blanks) in plan.iter().rev() {
+            self.insert(ls, (col + 1).saturating_sub(blanks));
+        }
+        true
+    }
+
+    /// A line inside a flow collection at or below the block indentation: indent it one past
+    /// the first column of the nearest line above that holds text (flow context ignores
+    /// indentation; a multi-line plain scalar drops the leading blanks of its lines).
+    fn flow_line(&mut self, at: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let line_start = |i: usize| {
+            bytes
+                .get(..i)
+                .and_then(|b| memchr::memrchr(b'\n', b))
+                .map_or(0, |p| p + 1)
+        };
+        let ls = line_start(at);
+        let Some(lead) = bytes.get(ls..at) else {
+            return false;
+        };
+        if !lead.iter().all(|&c| c == b' ') || ls == 0 {
+            return false;
+        }
+        let mut prev = line_start(ls - 1);
+        let need = loop {
+            let line = bytes.get(prev..).unwrap_or_default();
+            let blanks = line.iter().take_while(|&&c| c == b' ').count();
+            if !matches!(line.get(blanks), Some(b'\n' | b'\r' | b'#') | None) {
+                break blanks + 1;
+            }
+            if prev == 0 {
+                return false;
+            }
+            prev = line_start(prev - 1);
+        };
+        if lead.len() >= need {
+            return false;
+        }
+        self.insert(ls, need - lead.len());
+        true
+    }
+
+    /// `key:<TAB>value`: saphyr stops at the value; the tab after the colon becomes a space.
+    fn tab_after_colon(&mut self, at: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let mut i = at;
+        while i > 0 && bytes.get(i - 1) == Some(&b'\t') {
+            i -= 1;
+        }
+        if i == at || i == 0 || bytes.get(i - 1) != Some(&b':') {
+            return false;
+        }
+        let mut owned = std::mem::take(&mut self.text).into_bytes();
+        if let Some(c) = owned.get_mut(i) {
+            *c = b' ';
+        }
+        self.text = String::from_utf8(owned).unwrap_or_default();
+        true
+    }
+
+    /// `'x'#c`, `[x]#c`: a blank before the `#` (the comment is dropped either way).
+    fn comment(&mut self, at: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let Some(hash) = (at.saturating_sub(1)..=at + 1).find(|&i| bytes.get(i) == Some(&b'#'))
+        else {
+            return false;
+        };
+        if hash == 0
+            || !matches!(
+                bytes.get(hash - 1),
+                Some(b'\'' | b'"' | b']' | b'}' | b'|' | b'>' | b'-' | b'+')
+            )
+        {
+            return false;
+        }
+        self.insert(hash, 1);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_offsets_back_through_insertions() {
+        let mut l = Lenient::new("ab\ncd\nef");
+        l.insert(3, 2); // before c
+        l.insert(8, 1); // before e (original 6)
+        assert_eq!(l.text, "ab\n  cd\n ef");
+        let back: Vec<usize> = (0..l.text.len()).map(|p| l.to_original(p)).collect();
+        assert_eq!(back, vec![0, 1, 2, 3, 3, 3, 4, 5, 6, 6, 7]);
+    }
+
+    #[test]
+    fn quoted_continuations_are_indented_past_the_quote() {
+        let mut l = Lenient::new("a:\n  b: 'x\n  y'\n");
+        assert!(l.repair("invalid indentation in quoted scalar", 8));
+        assert_eq!(l.text, "a:\n  b: 'x\n      y'\n");
+        // tabs become spaces, blank lines stay, escaped characters are skipped
+        let mut l = Lenient::new("b: \"x\\\"\n\n\ty\"\n");
+        assert!(l.repair("invalid indentation in quoted scalar", 3));
+        assert_eq!(l.text, "b: \"x\\\"\n\n    y\"\n");
+        // an escaped line break starts a continuation line too
+        let mut l = Lenient::new("b: \"x \\\ny\"\n");
+        assert!(l.repair("invalid indentation in quoted scalar", 3));
+        assert_eq!(l.text, "b: \"x \\\n    y\"\n");
+        // a document marker at column 0 stays an error
+        let mut l = Lenient::new("b: 'x\n--- y'\n");
+        assert!(!l.repair("invalid indentation in quoted scalar", 3));
+    }
+}

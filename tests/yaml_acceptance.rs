@@ -1,0 +1,131 @@
+//! #26: files libyaml (and so opm) accepts load without syntax findings, and a file that does
+//! not parse gives one finding, not a cascade. The value-level comparison with libyaml is
+//! tests/libyaml.rs.
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+
+fn lint(path: &Path) -> Vec<Value> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-q", "-f", "json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["diagnostics"].as_array().unwrap().clone()
+}
+
+#[test]
+fn the_issue_reproduction_has_no_syntax_error() {
+    for text in [
+        "a:\n  b: 'x\n  y'\n",
+        "a:\n  b: \"x\ny\"\n",
+        "a:\n  - b: 'x\n    y'\n",
+        "a:\n  b: \"x \\\n  y\"\n",
+        "a:\n  b: 'x\n\ty'\n",
+        "a:\r\n  b: 'x\r\n  y'\r\n",
+        "a:\tb\n",
+        "a: 'b'#c\n",
+        "a:\n  b: [1,\n  2]\n",
+    ] {
+        let d = common::lint_file("q.yaml", text);
+        assert!(d.iter().all(|x| x["rule"] != "OLM001"), "{text:?}: {d:#?}");
+    }
+    // What libyaml rejects stays an error, with a position.
+    for (text, line) in [
+        ("a: 'x\n--- y'\n", 1),
+        ("a:\n  b: 1\n c: 2\n", 3),
+        ("a: 'x\n", 1),
+    ] {
+        let d = common::lint_file("q.yaml", text);
+        let e: Vec<&Value> = d.iter().filter(|x| x["rule"] == "OLM001").collect();
+        assert_eq!(e.len(), 1, "{text:?}: {d:#?}");
+        assert!(e[0]["line"].as_u64().unwrap() >= line, "{text:?}");
+    }
+}
+
+/// A bundle directory `dir` of package `pkg` with a CSV (text given) and annotations.
+fn bundle(dir: &Path, csv: &str) {
+    std::fs::create_dir_all(dir.join("manifests")).unwrap();
+    std::fs::create_dir_all(dir.join("metadata")).unwrap();
+    std::fs::write(
+        dir.join("metadata/annotations.yaml"),
+        "annotations:\n  operators.operatorframework.io.bundle.package.v1: demo\n  operators.operatorframework.io.bundle.channels.v1: stable\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("manifests/demo.clusterserviceversion.yaml"), csv).unwrap();
+}
+
+fn csv(version: &str, description: &str) -> String {
+    format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: demo.v{version}\nspec:\n  version: {version}\n  description: {description}\n")
+}
+
+#[test]
+fn a_broken_csv_gives_one_finding_and_no_cascade() {
+    let tmp = tempfile::tempdir().unwrap();
+    let op = tmp.path().join("demo");
+    // Two bundles whose CSVs do not parse, one that is fine.
+    bundle(&op.join("1.0.0"), &csv("1.0.0", "a: b: c"));
+    bundle(&op.join("1.1.0"), &csv("1.1.0", "a: b: c"));
+    bundle(&op.join("1.2.0"), &csv("1.2.0", "'fine\n  across lines'"));
+    let d = lint(&op);
+    let rules: Vec<&str> = d.iter().map(|x| x["rule"].as_str().unwrap()).collect();
+    assert_eq!(
+        rules.iter().filter(|r| **r == "OLM001").count(),
+        2,
+        "{d:#?}"
+    );
+    for r in ["OLM305", "OLM106", "OLM104"] {
+        assert!(!rules.contains(&r), "{r}: {d:#?}");
+    }
+    // Every OLM001 is at the real position, in the CSV.
+    for x in d.iter().filter(|x| x["rule"] == "OLM001") {
+        assert!(x["file"]
+            .as_str()
+            .unwrap()
+            .ends_with("clusterserviceversion.yaml"));
+        assert_eq!(x["line"], 7, "{x:#?}");
+    }
+    // No finding points at 1:1 of a file that is fine.
+    assert!(
+        d.iter()
+            .all(|x| !(x["line"] == 1 && x["file"].as_str().unwrap().ends_with("annotations.yaml"))),
+        "{d:#?}"
+    );
+}
+
+#[test]
+fn only_manifests_and_metadata_are_bundle_content() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = tmp.path().join("demo/1.0.0");
+    bundle(&b, &csv("1.0.0", "fine"));
+    std::fs::write(
+        b.join("Dockerfile"),
+        "FROM scratch\nLABEL a=b\nCOPY manifests /manifests/\n",
+    )
+    .unwrap();
+    std::fs::write(b.join("bundle.Dockerfile"), "FROM scratch\n").unwrap();
+    std::fs::write(b.join("README.md"), "# Demo: an operator\n\n- a: b: c\n").unwrap();
+    std::fs::write(b.join(".DS_Store"), [0u8, 0, 0, 1, 0x42, 0x75, 0xff, 0xfe]).unwrap();
+    std::fs::create_dir_all(b.join("tests/scorecard")).unwrap();
+    std::fs::write(
+        b.join("tests/scorecard/config.yaml"),
+        "kind: Configuration\na: b: c\n",
+    )
+    .unwrap();
+    let d = lint(&b);
+    assert!(
+        d.iter().all(|x| {
+            let f = x["file"].as_str().unwrap_or("");
+            f.contains("/manifests/") || f.contains("/metadata/")
+        }),
+        "{d:#?}"
+    );
+    assert!(
+        d.iter()
+            .all(|x| x["rule"] != "OLM001" && x["rule"] != "OLM003"),
+        "{d:#?}"
+    );
+}
