@@ -129,3 +129,45 @@ fn only_manifests_and_metadata_are_bundle_content() {
         "{d:#?}"
     );
 }
+
+#[test]
+fn a_broken_file_holds_back_only_its_packages_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("catalog");
+    std::fs::create_dir_all(root.join("foo")).unwrap();
+    std::fs::create_dir_all(root.join("bar")).unwrap();
+    std::fs::write(
+        root.join("foo/package.yaml"),
+        "schema: olm.package\nname: foo\ndefaultChannel: stable\n",
+    )
+    .unwrap();
+    // foo's channel file does not parse.
+    std::fs::write(
+        root.join("foo/channel.yaml"),
+        "schema: olm.channel\npackage: foo\nname: stable\nentries: [\n",
+    )
+    .unwrap();
+    // bar: a bundle in no channel, and a default channel that does not exist.
+    std::fs::write(
+        root.join("bar/catalog.yaml"),
+        "schema: olm.package\nname: bar\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: bar\nname: fast\nentries:\n  - name: bar.v1.0.0\n---\nschema: olm.bundle\npackage: bar\nname: bar.v1.0.0\nimage: quay.io/x/bar:v1\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 1.0.0}\n---\nschema: olm.bundle\npackage: bar\nname: bar.v2.0.0\nimage: quay.io/x/bar:v2\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 2.0.0}\n",
+    )
+    .unwrap();
+    let d = lint(&root);
+    let of = |pkg: &str, rule: &str| {
+        d.iter()
+            .filter(|x| x["package"] == pkg && x["rule"] == rule)
+            .count()
+    };
+    // bar's missing-object checks still run.
+    assert_eq!(of("bar", "OLM102"), 1, "{d:#?}");
+    assert_eq!(of("bar", "OLM104"), 1, "{d:#?}");
+    // foo's are held back (its channel is in the broken file), and the OLM001 says so.
+    assert_eq!(of("foo", "OLM102"), 0, "{d:#?}");
+    assert_eq!(of("foo", "OLM103"), 0, "{d:#?}");
+    let e = d.iter().find(|x| x["rule"] == "OLM001").unwrap();
+    assert!(
+        e["help"].as_str().unwrap().contains("for package(s) foo"),
+        "{e:#?}"
+    );
+}

@@ -26,9 +26,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         bundle(ctx, b, &in_channels, &mut seen, &mut images, out);
     }
     empty_skips(ctx, out);
-    if ctx.complete() {
-        entries_without_bundles(ctx, out);
-    }
+    entries_without_bundles(ctx, out);
     duplicate_versions(ctx, out);
 }
 
@@ -82,7 +80,7 @@ fn bundle<'a>(
                 .pointer("/package")
                 .help("Add `package:` naming the bundle's package."),
         );
-    } else if !ctx.index.packages.contains_key(pkg) && ctx.complete() {
+    } else if !ctx.index.packages.contains_key(pkg) && ctx.complete_for(pkg) {
         out.push(
             d(format!("unknown package {pkg:?} for bundle {name:?}"))
                 .at(file, b.package.map_or(at_doc, |p| p.node.span))
@@ -181,7 +179,10 @@ fn bundle<'a>(
             }
         }
     }
-    if !name.is_empty() && !pkg.is_empty() && !in_channels.contains(&(pkg, name)) && ctx.complete()
+    if !name.is_empty()
+        && !pkg.is_empty()
+        && !in_channels.contains(&(pkg, name))
+        && ctx.complete_for(pkg)
     {
         out.push(
             d(format!(
@@ -326,7 +327,7 @@ fn entries_without_bundles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut missing: BTreeMap<&str, Vec<(&str, Location, String)>> = BTreeMap::new();
     for c in &ctx.catalog.channels {
         let pkg = c.package.map_or("", |p| p.value);
-        if !ctx.index.packages.contains_key(pkg) {
+        if !ctx.index.packages.contains_key(pkg) || !ctx.complete_for(pkg) {
             continue;
         }
         for e in &c.entries {

@@ -13,7 +13,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let d = |msg: String| {
             Diagnostic::new("OLM103", msg).package(Some(pkg).filter(|p| !p.is_empty()))
         };
-        if !ctx.index.packages.contains_key(pkg) && ctx.complete() {
+        if !ctx.index.packages.contains_key(pkg) && ctx.complete_for(pkg) {
             let known: Vec<&str> = ctx.index.packages.keys().copied().collect();
             let hint = crate::suggest::closest(pkg, known)
                 .map(|k| format!(" Did you mean `{k}`?"))

@@ -141,7 +141,7 @@ fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
             reported_stranded.extend(names);
         }
         let tail = chain.last().copied();
-        if ctx.complete() {
+        if ctx.complete_for(c.package.map_or("", |p| p.value)) {
             replaces_missing(ctx, c, &entries, &by_name, tail, out);
         }
         dangling(ctx, c, &entries, head, &reported_stranded, out);

@@ -3,19 +3,42 @@
 
 use super::Ctx;
 use crate::diag::Diagnostic;
+use crate::load::Role;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    // What a file that does not parse holds back (see `Incomplete`), said once per file.
+    let skipped = || {
+        if ctx.complete() {
+            return String::new();
+        }
+        let inc = ctx.complete.get_or_init(|| super::Incomplete::of(ctx));
+        let which = if inc.all {
+            "in the whole catalog".to_string()
+        } else {
+            let names: Vec<&str> = inc.packages.iter().map(String::as_str).collect();
+            format!("for package(s) {}", names.join(", "))
+        };
+        format!(" Until this file parses, olmlint skips the checks that report missing objects (unknown package, bundle in no channel, channel entry without a bundle, missing replaces target, default channel not found) {which}, since the objects may be in the part it could not read; every other check still runs.")
+    };
     for (fi, f) in ctx
         .files
         .iter()
         .enumerate()
         .filter(|(_, f)| f.scope == ctx.scope)
     {
+        let note = match f.role {
+            Role::Bundle(_) if !f.problems.is_empty() => {
+                " This bundle directory is left out of the other checks until the file parses."
+                    .to_string()
+            }
+            Role::Fbc if !f.problems.is_empty() => skipped(),
+            _ => String::new(),
+        };
         for p in &f.problems {
             out.push(
                 Diagnostic::new(p.rule, p.message.clone())
                     .at(fi, p.span)
-                    .help(p.help.clone()),
+                    .help(format!("{}{note}", p.help)),
             );
         }
     }

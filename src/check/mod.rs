@@ -33,8 +33,8 @@ pub struct Ctx<'a> {
     pub catalogs: &'a [&'a Catalog<'a>],
     /// The catalog (command-line path) being checked.
     pub scope: usize,
-    /// See [`Ctx::complete`]; computed once (checks ask per channel and per bundle).
-    pub complete: std::sync::OnceLock<bool>,
+    /// See [`Ctx::complete_for`]; computed once (checks ask per channel and per bundle).
+    pub complete: std::sync::OnceLock<Incomplete>,
     /// The previous version of the catalog (`--baseline`), for the upgrade-safety rules.
     pub baseline: Option<&'a Baseline<'a>>,
     /// What other catalogs provide (`provided:` in the configuration).
@@ -74,23 +74,77 @@ impl<'a> Ctx<'a> {
         self.resolution.bundle_in(self.catalogs, bi)
     }
 
-    /// False when some catalog document failed to parse: findings that something is
-    /// *missing* (unknown package, bundle in no channel) would then be noise, so they are
-    /// held back until the syntax error is fixed, as opm stops at it too. A file of a bundle
-    /// directory does not count: that bundle is left out whole.
+    /// False when package `pkg` may have lost objects to a catalog file that failed to
+    /// parse: findings that something is *missing* (unknown package, bundle in no channel,
+    /// a missing replaces target, default channel not found) would then be noise, so they
+    /// are held back for that package until the syntax error is fixed. See [`Incomplete`].
+    pub fn complete_for(&self, pkg: &str) -> bool {
+        let inc = self.complete.get_or_init(|| Incomplete::of(self));
+        !inc.all && !inc.packages.contains(pkg)
+    }
+
+    /// False when any package is incomplete (see [`Ctx::complete_for`]).
     pub fn complete(&self) -> bool {
-        *self.complete.get_or_init(|| {
-            !self
-                .files
-                .iter()
-                .filter(|f| f.scope == self.scope)
-                // A broken bundle directory is left out whole (see model::bundle_dir); it
-                // hides nothing about the rest of the catalog.
-                .filter(|f| !matches!(f.role, crate::load::Role::Bundle(_)))
-                .any(|f| {
-                    f.docs.iter().any(|d| d.failed) || (f.docs.is_empty() && !f.problems.is_empty())
-                })
-        })
+        let inc = self.complete.get_or_init(|| Incomplete::of(self));
+        !inc.all && inc.packages.is_empty()
+    }
+}
+
+/// Which packages a file that failed to parse may have taken objects from. A file that does
+/// not parse hides what it would have declared; in the usual layouts that is the package of
+/// its directory (`<root>/<package>/…`), so the packages declared by files in the same
+/// directory (and by the documents of the file that did parse) are incomplete. When that
+/// directory declares nothing else, the whole catalog is. A broken bundle directory does not
+/// count: that bundle is left out whole (see `model::bundle_dir`).
+#[derive(Debug, Default)]
+pub struct Incomplete {
+    pub all: bool,
+    pub packages: std::collections::BTreeSet<String>,
+    /// The files that failed, for the findings' help.
+    pub files: Vec<usize>,
+}
+
+impl Incomplete {
+    pub(crate) fn of(ctx: &Ctx<'_>) -> Self {
+        let mut inc = Incomplete::default();
+        let failed: Vec<usize> = ctx
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.scope == ctx.scope)
+            .filter(|(_, f)| !matches!(f.role, crate::load::Role::Bundle(_)))
+            .filter(|(_, f)| {
+                f.docs.iter().any(|d| d.failed) || (f.docs.is_empty() && !f.problems.is_empty())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if failed.is_empty() {
+            return inc;
+        }
+        let dir = |fi: usize| ctx.files.get(fi).and_then(|f| f.source.path.parent());
+        let dirs: Vec<&std::path::Path> = failed.iter().filter_map(|&fi| dir(fi)).collect();
+        let mut objects: Vec<(usize, &str)> = Vec::new();
+        for p in &ctx.catalog.packages {
+            objects.push((p.doc.file, p.name.map_or("", |n| n.value)));
+        }
+        for c in &ctx.catalog.channels {
+            objects.push((c.doc.file, c.package.map_or("", |p| p.value)));
+        }
+        for b in ctx.catalog.bundles.iter().filter(|b| !b.from_directory) {
+            objects.push((b.doc.file, b.package()));
+        }
+        for d in &dirs {
+            let mut found = false;
+            for &(fi, pkg) in &objects {
+                if dir(fi) == Some(*d) && !pkg.is_empty() {
+                    inc.packages.insert(pkg.to_string());
+                    found = true;
+                }
+            }
+            inc.all |= !found;
+        }
+        inc.files = failed;
+        inc
     }
 }
 

@@ -155,7 +155,7 @@ fn default_channel(
                     None => "Add `defaultChannel:` naming one of the package's channels.".into(),
                 }),
         ),
-        Some(d) if !channels.contains(&d.value) && ctx.complete() => {
+        Some(d) if !channels.contains(&d.value) && ctx.complete_for(name) => {
             let hint = crate::suggest::closest(d.value, channels.iter().copied())
                 .map(|c| format!(" Did you mean `{c}`?"))
                 .unwrap_or_default();
@@ -175,7 +175,7 @@ fn default_channel(
         }
         Some(_) => {}
     }
-    if channels.is_empty() && ctx.complete() {
+    if channels.is_empty() && ctx.complete_for(name) {
         out.push(
             Diagnostic::new(
                 "OLM103",
