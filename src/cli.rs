@@ -136,6 +136,11 @@ pub struct LintArgs {
     /// turns on OLM720, which reports bundles that cannot run there. Not an upstream OLM feature.
     #[arg(long, value_name = "FILE")]
     pub cluster_properties: Option<PathBuf>,
+    /// The loaded catalogs (with --context and `provided:`) are the only ones on the
+    /// clusters: a dependency found in none of them is an error (OLM503), not a warning
+    /// that another catalog provides it (OLM507). Also `closed-world: true` in .olmlint.yaml.
+    #[arg(long)]
+    pub closed_world: bool,
     /// A catalog dependencies may be satisfied from (repeatable): used as candidates for the
     /// installability checks, never linted. Earlier ones are preferred, after a bundle's own.
     #[arg(long, value_name = "PATH")]
@@ -312,6 +317,7 @@ fn lint(args: LintArgs) -> i32 {
         timeout: args.timeout,
         baseline: args.baseline.clone(),
         cluster_properties: args.cluster_properties.clone(),
+        closed_world: args.closed_world,
         exiting: false,
     };
     let mut opts = opts;

@@ -32,6 +32,9 @@ pub struct Config {
     pub deadline: Option<std::time::Instant>,
     pub provided_packages: Vec<String>,
     pub provided_gvks: Vec<String>,
+    /// `closed-world: true` / `--closed-world`: a dependency found in no loaded catalog is
+    /// an error, not an assumption that another catalog provides it.
+    pub closed_world: bool,
     /// The target cluster file of OLM720 (`cluster-properties:`, relative to the config).
     pub cluster_properties: Option<PathBuf>,
 }
@@ -218,6 +221,9 @@ impl Config {
             if let Some(s) = c.as_str() {
                 self.context.push(self.base.join(s));
             }
+        }
+        if let Some(Value::Bool(b)) = root.get("closed-world").map(|n| &n.value) {
+            self.closed_world = *b;
         }
         if let Some(p) = root.get("cluster-properties").and_then(Node::as_str) {
             self.cluster_properties = Some(self.base.join(p));

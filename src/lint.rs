@@ -30,6 +30,8 @@ pub struct Options {
     pub baseline: Option<PathBuf>,
     /// The target cluster's properties and constraints (`--cluster-properties`): OLM720.
     pub cluster_properties: Option<PathBuf>,
+    /// `--closed-world`: dependencies found in no loaded catalog are errors (OLM503).
+    pub closed_world: bool,
     /// The process exits right after this run: leave the per-catalog model to the OS instead
     /// of freeing it node by node.
     pub exiting: bool,
@@ -209,6 +211,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     let provided = crate::model::resolution::Provided {
         packages: config.provided_packages.clone(),
         gvks: config.provided_gvks.clone(),
+        open_world: !(config.closed_world || opts.closed_world),
     };
     // Context catalogs: modelled once, shared by every linted catalog; their findings are
     // not ours to report.
@@ -275,10 +278,16 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 });
                 let index =
                     crate::timings::phase("index", || crate::model::index::Index::new(&catalog));
-                let name = files
-                    .iter()
-                    .find(|f| f.scope == scope)
-                    .map_or(String::new(), |f| f.source.display.clone());
+                // The catalog as the user named it (OLM501 explanations quote it).
+                let name = all_paths.get(scope).map_or_else(
+                    || {
+                        files
+                            .iter()
+                            .find(|f| f.scope == scope)
+                            .map_or(String::new(), |f| f.source.display.clone())
+                    },
+                    |p| crate::load::display_path(p),
+                );
                 let sources = sources(name, &catalog, &index, &context, &context_index);
                 let resolution = crate::timings::phase("resolution", || {
                     crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)

@@ -430,9 +430,17 @@ fn context_input_is_honest() {
         .unwrap();
     let supported = String::from_utf8_lossy(&help.stdout).contains("--context");
     assert!(supported, "this olmlint has --context");
-    // fixtures/context/app needs bar, which only the context catalogs hold.
+    // fixtures/context/app needs bar, which only the context catalogs hold: alone, in the
+    // closed world, that is an error.
     let tmp = tempfile::tempdir().unwrap();
-    let alone = action(None, &[("INPUT_PATHS", "fixtures/context/app")], tmp.path());
+    let alone = action(
+        None,
+        &[
+            ("INPUT_PATHS", "fixtures/context/app"),
+            ("INPUT_ARGS", "--closed-world"),
+        ],
+        tmp.path(),
+    );
     assert_eq!(alone.code, 1, "{}", alone.stdout);
     let tmp = tempfile::tempdir().unwrap();
     let run = action(

@@ -514,11 +514,12 @@ fn provided_dependencies_count_as_available() {
     let dir = tempfile::tempdir().unwrap();
     let cat = "---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.0.0\n---\nschema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage: quay.io/example/foo:v1\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 1.0.0}\n  - type: olm.gvk.required\n    value: {group: cert-manager.io, version: v1, kind: Certificate}\n  - type: olm.package.required\n    value: {packageName: cert-manager, versionRange: '>=1.12.0'}\n";
     std::fs::write(dir.path().join("catalog.yaml"), cat).unwrap();
-    let lint = |config: bool| {
+    let lint_with = |config: bool, extra: &[&str]| {
         let mut args = vec!["lint", dir.path().to_str().unwrap(), "-f", "json", "-q"];
         if !config {
             args.push("--no-config");
         }
+        args.extend_from_slice(extra);
         let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
             .args(&args)
             .output()
@@ -531,10 +532,16 @@ fn provided_dependencies_count_as_available() {
             .map(|d| d["rule"].as_str().unwrap().to_string())
             .collect::<Vec<_>>()
     };
+    let lint = |config: bool| lint_with(config, &[]);
+    // Open world (the default): both dependencies are in no loaded catalog, so they are
+    // assumed to come from another catalog: one warning each, the bundle is installable.
     let without = lint(false);
+    assert_eq!(without, vec!["OLM507", "OLM507"], "{without:?}");
+    // Closed world: errors.
+    let closed = lint_with(false, &["--closed-world"]);
     assert!(
-        without.contains(&"OLM501".to_string()) && without.contains(&"OLM503".to_string()),
-        "{without:?}"
+        closed.contains(&"OLM501".to_string()) && closed.contains(&"OLM503".to_string()),
+        "{closed:?}"
     );
     std::fs::write(
         dir.path().join(".olmlint.yaml"),
@@ -561,14 +568,24 @@ fn context_catalogs_supply_candidates_but_are_not_linted() {
             })
             .collect()
     };
-    // Alone, bar does not exist.
+    // Alone, bar does not exist: another catalog is assumed to have it (open world), or,
+    // with --closed-world, it is an error.
     let alone = rules(&[]);
+    assert!(
+        alone
+            .iter()
+            .any(|(r, m)| r == "OLM507" && m.contains("with package: bar")),
+        "{alone:?}"
+    );
+    let alone = rules(&["--closed-world"]);
     assert!(alone
         .iter()
         .any(|(r, m)| r == "OLM503" && m.contains("no package \"bar\"")));
+    // Open world with deps-a: bar's Widget is in no loaded catalog, assumed to be elsewhere.
+    assert_eq!(rules(&["--context", "fixtures/context/deps-a"]), vec![]);
     // deps-a has bar, but its bar needs the Widget API nobody there provides. deps-a's own
     // problems (an invalid skipRange, its uninstallable bundle) are not reported.
-    let a = rules(&["--context", "fixtures/context/deps-a"]);
+    let a = rules(&["--context", "fixtures/context/deps-a", "--closed-world"]);
     assert_eq!(a.len(), 1, "{a:?}");
     assert_eq!(a[0].0, "OLM501");
     assert!(a[0].1.contains("its only candidate is bar.v1.2.0; bar.v1.2.0 requires an operator providing an API with group: example.com, version: v1, kind: Widget"), "{a:?}");

@@ -1,7 +1,7 @@
 //! Satisfiability (OLM5xx): for every bundle, would OLM's resolver install it from this
 //! catalog alone (subscribed with `startingCSV` = the bundle, in some channel holding it)?
 //! OLM501 bundle-uninstallable, OLM503 no-candidates, OLM504 conflicting-dependencies,
-//! OLM505 broken-candidate, OLM506 sat-budget.
+//! OLM505 broken-candidate, OLM506 sat-budget, OLM507 dependency-elsewhere.
 
 use super::{name_location, Ctx};
 use crate::diag::{Diagnostic, Location};
@@ -37,6 +37,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         .flatten()
         .collect();
     crate::timings::sat_report();
+    dependencies_elsewhere(ctx, out);
     let unchecked = unchecked.into_inner();
     if unchecked > 0 {
         out.push(super::timeout_finding(
@@ -279,8 +280,21 @@ fn uninstallable(
             cel_messages.join("; ")
         )
     };
+    // The "other catalogs" hint only where a dependency is absent from every loaded catalog
+    // (with --closed-world; in the open world those are assumed met and OLM507 says so).
+    let absent = r
+        .deps
+        .get(bi)
+        .into_iter()
+        .flatten()
+        .any(|x| x.absent && x.candidates.is_empty());
+    let hint = if absent {
+        " (A dependency is in none of the loaded catalogs: if another catalog of the cluster provides it, add that catalog with `--context PATH` or declare it under `provided:` in .olmlint.yaml.)"
+    } else {
+        ""
+    };
     out.push(d.help(format!(
-        "A subscription to {} with startingCSV {} fails on a cluster with: {}.{authors} (Checked against this catalog alone; add the catalogs dependencies come from with `context:` in .olmlint.yaml.)",
+        "A subscription to {} with startingCSV {} fails on a cluster with: {}.{authors}{hint}",
         b.package(),
         b.name(),
         olm_message(&r.problem, verdict)
@@ -401,7 +415,7 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
     let r = ctx.resolution;
     // An empty `any` can never match: OLM206 says why.
     let empty_any = matches!(pred, Pred::Any(ps) if ps.is_empty());
-    if !d.candidates.is_empty() || empty_any || ctx.provided.covers(pred) {
+    if !d.candidates.is_empty() || empty_any || ctx.provided.assumes_met(d) {
         return;
     }
     let Some(p) = b.properties.get(d.property) else {
@@ -471,7 +485,19 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
                 .filter_map(|&i| ctx.catalog.bundles.get(i))
                 .filter_map(|x| x.version().map(|v| v.value))
                 .collect();
-            versions.sort_unstable();
+            // Semver order (blang precedence), unparsable ones first; the highest are shown.
+            versions.sort_by(|a, b| {
+                let (pa, pb) = (
+                    crate::semantics::version::parse_tolerant(a),
+                    crate::semantics::version::parse_tolerant(b),
+                );
+                match (pa, pb) {
+                    (Ok(x), Ok(y)) => crate::semantics::version::cmp(&x, &y).then(a.cmp(b)),
+                    (Err(_), Ok(_)) => std::cmp::Ordering::Less,
+                    (Ok(_), Err(_)) => std::cmp::Ordering::Greater,
+                    (Err(_), Err(_)) => a.cmp(b),
+                }
+            });
             versions.dedup();
             if versions.is_empty() {
                 let known: Vec<&str> = ctx.index.packages.keys().copied().collect();
@@ -519,4 +545,90 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
         _ => {}
     }
     out
+}
+
+/// OLM507: dependencies on a package or API that no loaded catalog has (open world): OLM
+/// resolves them from the other catalogs of the cluster, so installability was judged as if
+/// they are met. One finding per package and dependency, naming every bundle that declares it.
+fn dependencies_elsewhere(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    if !ctx.provided.open_world || !ctx.config.is_enabled("OLM507") {
+        return;
+    }
+    let r = ctx.resolution;
+    // (package, dependency text) → (bundle, property) in catalog order.
+    let mut groups: std::collections::BTreeMap<(&str, &str), Vec<(&Bundle<'_>, usize)>> =
+        std::collections::BTreeMap::new();
+    for (bi, b) in ctx.catalog.bundles.iter().enumerate() {
+        for d in r.deps.get(bi).into_iter().flatten() {
+            // Not for a constraint no bundle can meet (OLM502 says why).
+            let meetable = |p: &Pred| theory::satisfiable(p) != Some(false);
+            if d.absent
+                && ctx.provided.assumes_met(d)
+                && d.pred
+                    .as_ref()
+                    .is_some_and(|p| !ctx.provided.covers(p) && meetable(p))
+            {
+                groups
+                    .entry((b.package(), d.label.as_str()))
+                    .or_default()
+                    .push((b, d.property));
+            }
+        }
+    }
+    for ((pkg, label), sites) in groups {
+        let Some(&(first, prop)) = sites.first() else {
+            continue;
+        };
+        let Some(p) = first.properties.get(prop) else {
+            continue;
+        };
+        let names: Vec<&str> = sites.iter().map(|(b, _)| b.name()).collect();
+        let provided_entry = match r
+            .deps
+            .iter()
+            .flatten()
+            .find(|d| d.label == label)
+            .and_then(|d| d.pred.as_ref())
+        {
+            Some(Pred::Package { name, .. }) => format!("`provided: {{packages: [{name}]}}`"),
+            Some(Pred::Gvk {
+                group,
+                version,
+                kind,
+            }) => {
+                format!("`provided: {{gvks: [{group}/{version}/{kind}]}}`")
+            }
+            _ => "a `provided:` entry".to_string(),
+        };
+        let mut d = Diagnostic::new(
+            "OLM507",
+            match names.as_slice() {
+                [one] => format!("{one} requires an operator {label}, which no loaded catalog has"),
+                _ => format!(
+                    "{} bundles of package {pkg} require an operator {label}, which no loaded catalog has: {}",
+                    names.len(),
+                    names.join(", ")
+                ),
+            },
+        )
+        .at(p.file, p.span())
+        .pointer(p.value_pointer())
+        .package(Some(pkg))
+        .bundle(Some(first.name()))
+        .help(format!(
+            "OLM resolves dependencies from every catalog of the cluster, so this is fine when another catalog (say, the cluster's redhat-operators or community index) provides it; olmlint judged installability as if it does. To check it for real, lint with that catalog as `--context PATH` (or `context:` in .olmlint.yaml); to record that it comes from elsewhere and silence this, add {provided_entry} to .olmlint.yaml. With `--closed-world` (`closed-world: true`) a dependency no loaded catalog has is an error (OLM503)."
+        ));
+        for (b, prop) in sites.iter().skip(1) {
+            if let Some(q) = b.properties.get(*prop) {
+                d = d.related(
+                    format!("{} declares the same dependency", b.name()),
+                    Some(Location {
+                        file: q.file,
+                        span: q.span(),
+                    }),
+                );
+            }
+        }
+        out.push(d);
+    }
 }

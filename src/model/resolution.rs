@@ -55,6 +55,9 @@ pub struct DepInfo {
     pub ineligible: Vec<EntryId>,
     /// `sortChannel` error of a channel holding a matching entry (aborts resolution).
     pub channel_error: Option<String>,
+    /// The package or API it needs appears in none of the loaded catalogs, and no loaded
+    /// name is close enough to be a typo of it: it lives in another catalog (open world).
+    pub absent: bool,
 }
 
 /// Each distinct CEL rule compiled once; its outcome on every bundle computed on first use.
@@ -454,15 +457,66 @@ fn gvk_key(g: &str, v: &str, k: &str) -> CompactString {
     key
 }
 
+/// Whether nothing any loaded catalog has could satisfy `pred`, and no loaded name is close
+/// enough to be a typo of what it names (a package within a few edits, or an API whose kind
+/// is loaded under the same or a similar group, at any version).
+fn absent(
+    pred: &Pred,
+    by_package: &HashMap<&str, Vec<EntryId>>,
+    by_gvk: &HashMap<&str, Vec<EntryId>>,
+) -> bool {
+    // A constraint no bundle can meet (OLM502) is not met elsewhere either.
+    if crate::semantics::constraint::theory::satisfiable(pred) == Some(false) {
+        return false;
+    }
+    if let Some(pkgs) = pred.required_packages() {
+        return pkgs.iter().all(|n| {
+            !n.is_empty()
+                && !by_package.contains_key(n)
+                && crate::suggest::closest(n, by_package.keys().copied()).is_none()
+        });
+    }
+    if let Some(gvks) = pred.required_gvks() {
+        return gvks.iter().all(|(g, v, k)| {
+            // A malformed API (empty version or kind) is OLM601's, not another catalog's.
+            !v.is_empty()
+                && !k.is_empty()
+                && !by_gvk.contains_key(gvk_key(g, v, k).as_str())
+                && !by_gvk.keys().any(|key| {
+                    let mut parts = key.splitn(3, '/');
+                    let (kg, kk) = (parts.next().unwrap_or(""), parts.nth(1).unwrap_or(""));
+                    let same_kind = kk.eq_ignore_ascii_case(k);
+                    let close_kind = crate::suggest::distance(kk, k) <= 2;
+                    let same_group = kg == *g;
+                    let close_group = crate::suggest::distance(kg, g) <= 2;
+                    (same_kind && close_group) || (same_group && close_kind)
+                })
+        });
+    }
+    false
+}
+
 /// Packages and GVKs (`group/version/Kind`) that other catalogs provide (`provided:` in the
 /// configuration): a dependency on them counts as met even without candidates here.
 #[derive(Debug, Default, Clone)]
 pub struct Provided {
     pub packages: Vec<String>,
     pub gvks: Vec<String>,
+    /// Open world (the default of `lint`): a dependency on a package or API that no loaded
+    /// catalog has is assumed to come from another catalog of the cluster.
+    pub open_world: bool,
 }
 
 impl Provided {
+    /// The dependency adds no clause: met by `provided:`, or, in the open world, absent from
+    /// every loaded catalog.
+    pub fn assumes_met(&self, d: &DepInfo) -> bool {
+        d.candidates.is_empty()
+            && d.pred
+                .as_ref()
+                .is_some_and(|p| self.covers(p) || (self.open_world && d.absent))
+    }
+
     pub fn covers(&self, pred: &Pred) -> bool {
         pred.required_packages()
             .is_some_and(|p| p.iter().any(|n| self.packages.iter().any(|x| x == n)))
@@ -784,6 +838,7 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 candidates: Arc::new([]),
                 ineligible: vec![],
                 channel_error: None,
+                absent: false,
             }
         })
         .collect();
@@ -852,6 +907,8 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                     (foreign, order.get(*e as usize))
                 };
                 good.sort_by(|a, b| key(a).cmp(&key(b)));
+                dep.absent =
+                    good.is_empty() && bad.is_empty() && absent(pred, &by_package, &by_gvk);
                 dep.candidates = good.into();
                 dep.ineligible = bad;
             }
@@ -877,9 +934,8 @@ pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -
                 .find_map(|d| d.error.clone().or_else(|| d.channel_error.clone()));
             let mut sat_deps = Vec::new();
             for d in &list {
-                let Some(pred) = &d.pred else { continue };
                 // Dependencies met outside the linted catalogs add no clause.
-                if d.candidates.is_empty() && provided.covers(pred) {
+                if d.pred.is_none() || provided.assumes_met(d) {
                     continue;
                 }
                 // No exception for the depending bundle (resolver.go getBundleVariables):
