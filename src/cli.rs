@@ -474,6 +474,9 @@ fn lint(args: LintArgs) -> i32 {
         }
     }
     if !args.quiet {
+        for n in &outcome.notes {
+            eprintln!("note: {n}");
+        }
         eprint!("{}", human::summary_line(&report, started.elapsed()));
     }
     let threshold = match args.fail_on {

@@ -41,6 +41,8 @@ pub struct Outcome {
     pub files: Vec<LoadedFile>,
     pub diags: Vec<Diagnostic>,
     pub summary: Summary,
+    /// What the run decided that the user should know (printed with the summary).
+    pub notes: Vec<String>,
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, String> {
@@ -63,6 +65,22 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     } else {
         opts.paths.clone()
     };
+    // A directory of per-OpenShift-version catalogs is linted as one catalog per version.
+    let mut notes = Vec::new();
+    let paths: Vec<PathBuf> = paths
+        .into_iter()
+        .flat_map(|p| match load::walk::version_catalogs(&p) {
+            Some(versions) if opts.only_files.is_empty() => {
+                notes.push(format!(
+                    "{} holds {} OpenShift version catalogs; each is linted as a catalog of its own",
+                    load::display_path(&p),
+                    versions.len()
+                ));
+                versions
+            }
+            _ => vec![p],
+        })
+        .collect();
     let config_path = match (&opts.config, opts.no_config) {
         (_, true) => None,
         (Some(p), _) => Some(p.clone()),
@@ -357,6 +375,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     crate::report::sort(&mut diags, &files);
     summary.count(&diags);
     Ok(Outcome {
+        notes,
         files,
         diags,
         summary,

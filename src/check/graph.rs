@@ -159,6 +159,9 @@ fn replaces_missing(
 ) {
     let pkg = c.package.map_or("", |p| p.value);
     let in_package = |n: &str| by_name.contains_key(n) || ctx.index.bundle.contains_key(&(pkg, n));
+    type Site<'s> = (&'s str, String, crate::load::tree::Span);
+    let mut missing: std::collections::BTreeMap<&str, Vec<Site<'_>>> =
+        std::collections::BTreeMap::new();
     for e in entries {
         let n = e.name.map_or("", |n| n.value);
         let mut targets: Vec<(&str, String, crate::load::tree::Span)> = Vec::new();
@@ -182,16 +185,40 @@ fn replaces_missing(
         }
         for (t, p, span) in targets {
             if !in_package(t) {
-                out.push(
-                    Diagnostic::new("OLM110", format!("{n} names {t:?}, which is not a bundle of package {pkg:?}"))
-                        .at(c.doc.file, span)
-                        .pointer(p)
-                        .package(Some(pkg))
-                        .bundle(Some(n))
-                        .help("A typo here silently breaks the upgrade edge. If the bundle was removed on purpose, drop the reference."),
-                );
+                missing.entry(t).or_default().push((n, p, span));
             }
         }
+    }
+    // One finding per missing name in this channel, listing every entry that names it.
+    for (t, sites) in missing {
+        let Some((first, pointer, span)) = sites.first().cloned() else {
+            continue;
+        };
+        let names: Vec<&str> = sites.iter().map(|x| x.0).collect();
+        let who = match names.as_slice() {
+            [one] => (*one).to_string(),
+            _ => format!("{} entries ({})", names.len(), names.join(", ")),
+        };
+        let ch = c.name.map_or("", |x| x.value);
+        let hint = crate::suggest::closest(t, by_name.keys().copied().filter(|k| *k != t))
+            .map(|k| format!(" Did you mean {k:?}?"))
+            .unwrap_or_default();
+        let mut d = Diagnostic::new("OLM110", format!("{who} of channel {ch:?} name {t:?}, which is not a bundle of package {pkg:?}"))
+            .at(c.doc.file, span)
+            .pointer(pointer)
+            .package(Some(pkg))
+            .bundle(Some(first))
+            .help(format!("If it is a typo, fix it: the upgrade edge from {t:?} is silently lost.{hint} If {t:?} was pruned from the catalog on purpose, keep the reference: clusters still running it upgrade through this edge (removing it strands them, see OLM704)."));
+        for (n, _, sp) in sites.iter().skip(1) {
+            d = d.related(
+                format!("{n} names it too"),
+                Some(crate::diag::Location {
+                    file: c.doc.file,
+                    span: *sp,
+                }),
+            );
+        }
+        out.push(d);
     }
 }
 

@@ -125,6 +125,35 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
     }
 }
 
+/// A directory of per-OpenShift-version catalogs (`catalogs/` holding `v4.16/`, `v4.17/`, …
+/// and no other directory): its version directories in version order, each a catalog of its
+/// own, as `opm validate catalogs/v4.x` and the index build treat them. `None` otherwise.
+pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
+    let version = |name: &str| -> Option<(u64, u64)> {
+        let (major, minor) = name.strip_prefix('v')?.split_once('.')?;
+        Some((major.parse().ok()?, minor.parse().ok()?))
+    };
+    let mut found: Vec<((u64, u64), PathBuf)> = Vec::new();
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        // Not followed: a symlink is neither a version directory nor another directory.
+        let Ok(ft) = e.file_type() else { continue };
+        if !ft.is_dir() {
+            continue;
+        }
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        found.push((version(&name)?, e.path()));
+    }
+    if found.is_empty() {
+        return None;
+    }
+    found.sort();
+    Some(found.into_iter().map(|(_, p)| p).collect())
+}
+
 /// The catalog a single file belongs to, for PR-scoped linting: its bundle directory; or, in
 /// the FBC layout `<root>/<package>/catalog.yaml`, the directory above the package directory
 /// (recognised by the file declaring a package or bundle of that name); else its directory.

@@ -111,7 +111,7 @@ fn bundle_object(
         .pointer(first.pointer.clone())
         .package(Some(b.package()))
         .bundle(Some(b.name()))
-        .help("Re-render with --migrate-level=bundle-object-to-csv-metadata (`opm alpha render-template basic TEMPLATE --migrate-level=…` or `opm render BUNDLE_IMAGE --migrate-level=…`). The Red Hat catalog pipelines reject olm.bundle.object in v4.17+ catalogs; OLM itself never reads it."),
+        .help("Re-render with --migrate-level=bundle-object-to-csv-metadata (`opm alpha render-template basic TEMPLATE --migrate-level=…` or `opm render BUNDLE_IMAGE --migrate-level=…`). Red Hat's guidance renders v4.17+ catalogs with olm.csv.metadata (much smaller, less memory for `opm serve`); catalogs with olm.bundle.object still work, and OLM itself never reads it."),
     );
 }
 

@@ -16,6 +16,9 @@ const DEPENDENCY_TYPES: [&str; 4] = [
     "olm.constraint",
 ];
 
+/// The one property OpenShift's documentation places in the annotation.
+const DOCUMENTED: &str = "olm.maxOpenShiftVersion";
+
 const HELP: &str = "operator-sdk bundle validate warns about this annotation (\"please define these properties in metadata/properties.yaml instead\"), and no bundle validator checks what it holds. Move the entries to metadata/properties.yaml (dependencies may go to metadata/dependencies.yaml) and delete the annotation.";
 
 pub fn check(ctx: &Ctx<'_>, b: &Bundle<'_>, out: &mut Vec<Diagnostic>) {
@@ -46,6 +49,15 @@ pub fn check(ctx: &Ctx<'_>, b: &Bundle<'_>, out: &mut Vec<Diagnostic>) {
             return;
         }
     };
+    // Red Hat's OpenShift documentation tells operator authors to declare
+    // `olm.maxOpenShiftVersion` exactly here; that use is not flagged (OLM710 checks its value).
+    let items: Vec<&crate::load::tree::Node> = items
+        .iter()
+        .filter(|i| i.get("type").and_then(|t| t.as_str()) != Some(DOCUMENTED))
+        .collect();
+    if items.is_empty() {
+        return;
+    }
     let types: Vec<&str> = items
         .iter()
         .filter_map(|i| i.get("type").and_then(|t| t.as_str()))

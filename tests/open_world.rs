@@ -1,0 +1,215 @@
+//! #27: findings a maintainer trusts. Dependencies that live in other catalogs (open world,
+//! OLM507) versus in-catalog problems (OLM503/OLM501), `--closed-world`, `--context`, likely
+//! typos, one finding per root cause, and per-version catalogs.
+
+use serde_json::Value;
+use std::path::Path;
+
+fn lint(args: &[&str]) -> (Vec<Value>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-f", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (
+        v["diagnostics"].as_array().unwrap().clone(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+fn rules(d: &[Value]) -> Vec<String> {
+    d.iter()
+        .map(|x| x["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const HEAD: &str = "---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.0.0\n  - name: foo.v1.1.0\n    replaces: foo.v1.0.0\n  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n";
+
+fn foo_bundle(v: &str, dep: &str) -> String {
+    format!("---\nschema: olm.bundle\npackage: foo\nname: foo.v{v}\nimage: quay.io/x/foo:v{v}\nproperties:\n  - type: olm.package\n    value: {{packageName: foo, version: {v}}}\n{dep}")
+}
+
+/// A catalog whose three foo bundles all declare `dep`, plus `extra` documents.
+fn catalog(dir: &Path, dep: &str, extra: &str) {
+    let mut text = HEAD.to_string();
+    for v in ["1.0.0", "1.1.0", "1.2.0"] {
+        text.push_str(&foo_bundle(v, dep));
+    }
+    text.push_str(extra);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("catalog.yaml"), text).unwrap();
+}
+
+const CERT_MANAGER: &str = "  - type: olm.package.required\n    value: {packageName: cert-manager, versionRange: '>=1.12.0'}\n";
+
+const BAR: &str = "---\nschema: olm.package\nname: bar\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: bar\nname: stable\nentries:\n  - name: bar.v1.0.0\n---\nschema: olm.bundle\npackage: bar\nname: bar.v1.0.0\nimage: quay.io/x/bar:v1\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 1.0.0}\n";
+
+#[test]
+fn a_dependency_absent_everywhere_is_one_warning_per_package() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    catalog(&cat, CERT_MANAGER, "");
+    let (d, _) = lint(&[cat.to_str().unwrap()]);
+    assert_eq!(rules(&d), vec!["OLM507"], "{d:#?}");
+    let f = &d[0];
+    assert_eq!(f["severity"], "warning");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("3 bundles of package foo require an operator with package: cert-manager"),
+        "{msg}"
+    );
+    assert!(msg.contains("foo.v1.0.0, foo.v1.1.0, foo.v1.2.0"), "{msg}");
+    assert_eq!(f["related"].as_array().unwrap().len(), 2);
+    let help = f["help"].as_str().unwrap();
+    assert!(
+        help.contains("`provided: {packages: [cert-manager]}`") && help.contains("--context"),
+        "{help}"
+    );
+    // Closed world: strict verdicts, per bundle.
+    let (d, _) = lint(&[cat.to_str().unwrap(), "--closed-world"]);
+    let r = rules(&d);
+    assert_eq!(r.iter().filter(|x| *x == "OLM501").count(), 3, "{r:?}");
+    assert_eq!(r.iter().filter(|x| *x == "OLM503").count(), 3, "{r:?}");
+    assert!(!r.contains(&"OLM507".to_string()));
+    // The same from the configuration.
+    std::fs::write(cat.join(".olmlint.yaml"), "closed-world: true\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "-f", "json", "-q"])
+        .arg(&cat)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(rules(v["diagnostics"].as_array().unwrap()).contains(&"OLM501".to_string()));
+}
+
+#[test]
+fn a_dependency_present_but_unsatisfiable_stays_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    // bar exists, but only at 1.0.0.
+    catalog(
+        &cat,
+        "  - type: olm.package.required\n    value: {packageName: bar, versionRange: '>=2.0.0'}\n",
+        BAR,
+    );
+    let (d, _) = lint(&[cat.to_str().unwrap()]);
+    let r = rules(&d);
+    assert_eq!(r.iter().filter(|x| *x == "OLM503").count(), 3, "{r:?}");
+    assert_eq!(r.iter().filter(|x| *x == "OLM501").count(), 3, "{r:?}");
+    assert!(!r.contains(&"OLM507".to_string()), "{r:?}");
+    let m = d.iter().find(|x| x["rule"] == "OLM503").unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(m.contains("bar exists only at 1.0.0"), "{m}");
+}
+
+#[test]
+fn a_likely_typo_is_not_assumed_to_be_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    // "bars" is one edit from the catalog's "bar".
+    catalog(
+        &cat,
+        "  - type: olm.package.required\n    value: {packageName: bars, versionRange: '>=1.0.0'}\n",
+        BAR,
+    );
+    let (d, _) = lint(&[cat.to_str().unwrap()]);
+    let m: Vec<&str> = d
+        .iter()
+        .filter(|x| x["rule"] == "OLM503")
+        .map(|x| x["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(m.len(), 3, "{d:#?}");
+    assert!(m[0].contains("did you mean \"bar\""), "{m:?}");
+    // An API whose group is a typo of a provided one.
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    let bar_gvk = BAR.to_string()
+        + "  - type: olm.gvk\n    value: {group: cert-manager.io, version: v1, kind: Certificate}\n";
+    catalog(
+        &cat,
+        "  - type: olm.gvk.required\n    value: {group: cert-manger.io, version: v1, kind: Certificate}\n",
+        &bar_gvk,
+    );
+    let (d, _) = lint(&[cat.to_str().unwrap()]);
+    assert!(rules(&d).contains(&"OLM503".to_string()), "{d:#?}");
+    assert!(!rules(&d).contains(&"OLM507".to_string()), "{d:#?}");
+}
+
+#[test]
+fn a_dependency_satisfied_by_context_is_quiet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    catalog(
+        &cat,
+        "  - type: olm.package.required\n    value: {packageName: bar, versionRange: '>=1.0.0'}\n",
+        "",
+    );
+    let ctx = tmp.path().join("other");
+    std::fs::create_dir_all(&ctx).unwrap();
+    std::fs::write(ctx.join("catalog.yaml"), BAR).unwrap();
+    let (d, _) = lint(&[cat.to_str().unwrap(), "--context", ctx.to_str().unwrap()]);
+    assert!(d.is_empty(), "{d:#?}");
+    // In the closed world too.
+    let (d, _) = lint(&[
+        cat.to_str().unwrap(),
+        "--context",
+        ctx.to_str().unwrap(),
+        "--closed-world",
+    ]);
+    assert!(d.is_empty(), "{d:#?}");
+}
+
+#[test]
+fn an_in_catalog_reason_stays_an_error_next_to_an_absent_dependency() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    catalog(
+        &cat,
+        &format!("{CERT_MANAGER}  - type: olm.package.required\n    value: {{packageName: bar, versionRange: '>=2.0.0'}}\n"),
+        BAR,
+    );
+    let (d, _) = lint(&[cat.to_str().unwrap()]);
+    let r = rules(&d);
+    assert!(r.contains(&"OLM507".to_string()), "{r:?}");
+    assert_eq!(r.iter().filter(|x| *x == "OLM501").count(), 3, "{r:?}");
+}
+
+#[test]
+fn a_missing_skips_target_is_one_finding_per_channel_and_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    let mut text = "---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.1.0\n    skips: [foo.v1.0.0]\n  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n    skips: [foo.v1.0.0]\n".to_string();
+    for v in ["1.1.0", "1.2.0"] {
+        text.push_str(&foo_bundle(v, ""));
+    }
+    std::fs::write(cat.join("catalog.yaml"), text).unwrap();
+    let (d, _) = lint(&[cat.to_str().unwrap()]);
+    let f: Vec<&Value> = d.iter().filter(|x| x["rule"] == "OLM110").collect();
+    assert_eq!(f.len(), 1, "{d:#?}");
+    assert!(f[0]["message"].as_str().unwrap().starts_with(
+        "2 entries (foo.v1.1.0, foo.v1.2.0) of channel \"stable\" name \"foo.v1.0.0\""
+    ));
+    let help = f[0]["help"].as_str().unwrap();
+    assert!(help.contains("keep the reference"), "{help}");
+    assert!(!help.contains("drop the reference"), "{help}");
+}
+
+#[test]
+fn a_directory_of_version_catalogs_is_linted_per_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalogs = tmp.path().join("catalogs");
+    for v in ["v4.16", "v4.17", "v4.9"] {
+        catalog(&catalogs.join(v).join("foo"), "", "");
+    }
+    let (d, err) = lint(&[catalogs.to_str().unwrap()]);
+    // The same package in three versions is no duplicate.
+    assert!(d.is_empty(), "{d:#?}");
+    assert!(
+        err.contains("holds 3 OpenShift version catalogs; each is linted as a catalog of its own"),
+        "{err}"
+    );
+}
