@@ -229,7 +229,10 @@ fn properties_annotation_is_flagged_and_read_like_opm() {
         "the CSV declares 1 property in its olm.properties annotation (olm.package.required); declare it in metadata/properties.yaml, including dependencies (olm.package.required) that no bundle validator checks there"
     );
     // olm.maxOpenShiftVersion alone is the use Red Hat's documentation prescribes: not flagged.
-    let only_max = annotated_bundle(r#"[{"type": "olm.maxOpenShiftVersion", "value": "4.16"}]"#, &[]);
+    let only_max = annotated_bundle(
+        r#"[{"type": "olm.maxOpenShiftVersion", "value": "4.16"}]"#,
+        &[],
+    );
     let d = lint(only_max.path());
     assert!(of(&d, "OLM713").is_empty(), "{d:#?}");
     // opm appends the entries to the bundle's properties, so the rules about them run:

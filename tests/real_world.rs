@@ -245,7 +245,7 @@ const EXPECTED: &[(&str, usize)] = &[
     ("OLM402", 2),   // p.gvk.provides(): no such function
     ("OLM404", 4),   // CEL rules that never hold
     ("OLM501", 20),  // uninstallable for a reason inside the loaded catalog (closed world: 47)
-    ("OLM503", 10),  // (closed world: 61)
+    ("OLM503", 7),   // one per package and dependency (closed world: 61 per bundle)
     ("OLM507", 434), // dependencies that live in other catalogs (open world, warnings)
     ("OLM601", 10),  // dependencies.yaml entries operator-sdk rejects
     ("OLM603", 5),   // non-CEL olm.constraint in dependencies.yaml

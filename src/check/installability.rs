@@ -48,6 +48,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             ),
         ));
     }
+    let mut misses: Vec<Diagnostic> = Vec::new();
     for (bi, verdict) in verdicts {
         let Some(b) = ctx.catalog.bundles.get(bi) else {
             continue;
@@ -56,7 +57,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         for d in deps {
             // A proven self-conflict (OLM502) already explains the missing candidates.
             if !self_conflict(b, d, out) {
-                no_candidates(ctx, b, d, out);
+                no_candidates(ctx, b, d, &mut misses);
             }
         }
         if verdict.is_installable() {
@@ -70,6 +71,50 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    out.extend(group_same_dependency(misses));
+}
+
+/// One OLM503 per package and dependency: bundles of a package usually carry the same
+/// dependency release after release, and its missing candidates are one root cause. The
+/// first bundle's finding stays, naming how many bundles share it; the others become related
+/// locations.
+fn group_same_dependency(misses: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut by_key: std::collections::HashMap<(Option<String>, String), usize> =
+        std::collections::HashMap::new();
+    let mut bundles: Vec<Vec<String>> = Vec::new();
+    for d in misses {
+        let key = (d.package.clone(), d.message.clone());
+        match by_key.get(&key) {
+            Some(&i) => {
+                if let (Some(first), Some(list)) = (out.get_mut(i), bundles.get_mut(i)) {
+                    let name = d.bundle.clone().unwrap_or_default();
+                    first.related.push(crate::diag::Related {
+                        message: format!("{name} declares the same dependency"),
+                        location: d.location,
+                    });
+                    list.push(name);
+                }
+            }
+            None => {
+                by_key.insert(key, out.len());
+                bundles.push(vec![d.bundle.clone().unwrap_or_default()]);
+                out.push(d);
+            }
+        }
+    }
+    for (d, list) in out.iter_mut().zip(&bundles) {
+        if list.len() > 1 {
+            d.message = format!(
+                "{} (the same for {} bundles of package {}: {})",
+                d.message,
+                list.len(),
+                d.package.as_deref().unwrap_or(""),
+                list.join(", ")
+            );
+        }
+    }
+    out
 }
 
 /// OLM703: with a baseline, an OLM501 finding for a bundle that was installable there becomes
