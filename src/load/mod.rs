@@ -246,7 +246,28 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
             embedded: Default::default(),
         });
     }
-    let bytes = std::fs::read(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
+    // Read only a regular file, and never more than the limit whatever `stat` said (a
+    // /proc file or a device reports a size unrelated to what it yields).
+    let bytes = {
+        use std::io::Read as _;
+        let handle = std::fs::File::open(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
+        let is_file = handle.metadata().is_ok_and(|m| m.is_file());
+        if !is_file {
+            return Err(io("not a regular file; not read".into()));
+        }
+        let mut bytes = Vec::new();
+        handle
+            .take(limits.max_file_size.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| io(format!("cannot read: {e}")))?;
+        if bytes.len() as u64 > limits.max_file_size {
+            return Err(io(format!(
+                "larger than the {}-byte limit while reading; not linted",
+                limits.max_file_size
+            )));
+        }
+        bytes
+    };
     let mut file = parse_bytes_building(
         f.display.clone(),
         f.path.clone(),

@@ -48,6 +48,7 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         return;
     }
     let mut bundle_roots: Vec<PathBuf> = Vec::new();
+    let canonical_root = std::fs::canonicalize(root).ok();
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .add_custom_ignore_filename(".indexignore")
@@ -84,8 +85,24 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         {
             continue;
         }
-        // Symlinks are read when they point at files (opm's ReadFile follows them) and never
-        // followed into directories, so a link loop cannot trap the walk.
+        // Symlinks are read when they point at files inside the catalog (opm's ReadFile
+        // follows them) and never followed into directories, so a link loop cannot trap the
+        // walk. A link whose target is outside the catalog root is not read: a pull request
+        // controls the links, and the content would be quoted into public reports.
+        if ft.is_symlink() {
+            // A dangling or looping link fails below with its own error.
+            let outside = canonical_root
+                .as_ref()
+                .zip(std::fs::canonicalize(path).ok())
+                .is_some_and(|(root, target)| !target.starts_with(root));
+            if outside {
+                problems.push(IoProblem {
+                    display: display_path(path),
+                    message: "symbolic link to a target outside the catalog; not read".into(),
+                });
+                continue;
+            }
+        }
         let size = match std::fs::metadata(path) {
             Ok(m) if m.is_file() => m.len(),
             Ok(_) => continue,
