@@ -147,7 +147,7 @@ pub struct LintArgs {
     pub context: Vec<PathBuf>,
     /// Stop the checks after SECONDS and report what was not finished (OLM012); a run that
     /// has not ended 10 s after that exits with code 2.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub timeout: Option<f64>,
     /// Apply safe fixes in place (atomic writes), then report what remains.
     #[arg(long, conflicts_with = "diff")]
@@ -688,4 +688,18 @@ fn restore_sigpipe() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+}
+
+/// `--timeout`: a finite, non-negative number of seconds (a Duration holds at most ~584 years).
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !v.is_finite() || v < 0.0 || v > 1e15 {
+        return Err(format!(
+            "{s:?} is not a number of seconds between 0 and 10^15"
+        ));
+    }
+    Ok(v)
 }

@@ -71,3 +71,18 @@ fn special_files_are_not_read() {
     let (d, _) = lint(&cat);
     assert!(d.iter().all(|x| x["rule"] != "OLM003"), "{d:#?}");
 }
+
+#[test]
+fn timeouts_that_are_not_numbers_of_seconds_are_usage_errors() {
+    for t in ["nan", "inf", "1e300", "x"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["lint", "--no-config", "-q", "--timeout", t, "."])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{t}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--timeout"),
+            "{t}"
+        );
+    }
+}
