@@ -696,7 +696,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         .trim()
         .parse()
         .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !v.is_finite() || v < 0.0 || v > 1e15 {
+    if !v.is_finite() || !(0.0..=1e15).contains(&v) {
         return Err(format!(
             "{s:?} is not a number of seconds between 0 and 10^15"
         ));
