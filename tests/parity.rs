@@ -7,14 +7,8 @@ mod common;
 use serde_json::Value;
 use std::path::Path;
 
-fn lint_dir(dir: &Path) -> Vec<Value> {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "-q", "-f", "json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["diagnostics"].as_array().unwrap().clone()
+fn lint_dir(path: &Path) -> Vec<Value> {
+    common::lint_path(path)
 }
 
 fn fixture(name: &str) -> std::path::PathBuf {

@@ -8,13 +8,7 @@ use serde_json::Value;
 use std::path::Path;
 
 fn lint(path: &Path) -> Vec<Value> {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "-q", "-f", "json"])
-        .arg(path)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    v["diagnostics"].as_array().unwrap().clone()
+    common::lint_path(path)
 }
 
 #[test]

@@ -30,3 +30,14 @@ pub fn lint_file(name: &str, text: &str) -> Vec<serde_json::Value> {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     v["diagnostics"].as_array().unwrap().clone()
 }
+
+/// The diagnostics of `olmlint lint --no-config -f json` on a path.
+pub fn lint_path(path: &Path) -> Vec<serde_json::Value> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-q", "-f", "json"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["diagnostics"].as_array().unwrap().clone()
+}
