@@ -448,7 +448,7 @@ fn lint(args: LintArgs) -> i32 {
     crate::timings::mark("checks done");
     let text = report.render(format, color);
     if let Some(path) = &args.output_file {
-        if let Err(e) = write_atomic(path, text.as_bytes()) {
+        if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
             eprintln!("olmlint: cannot write {}: {e}", path.display());
             return 2;
         }
@@ -622,50 +622,6 @@ fn plural(n: usize) -> &'static str {
     } else {
         "s"
     }
-}
-
-/// Write through a temporary file in the same directory and rename it into place, so a reader
-/// never sees half a file. A symbolic link is written through (the link stays); a device, FIFO
-/// or socket (`-o /dev/null`, `-o /dev/stderr`) is written directly, as renaming over it would
-/// replace it with a regular file.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = if is_link {
-        match std::fs::canonicalize(path) {
-            Ok(t) => t,
-            // A dangling link: create the file it names.
-            Err(_) => return std::fs::write(path, bytes),
-        }
-    } else {
-        path.to_path_buf()
-    };
-    let existing = std::fs::metadata(&target).ok();
-    if existing.as_ref().is_some_and(|m| !m.is_file()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(&target)?
-            .write_all(bytes);
-    }
-    let dir = target
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.olmlint-{}.tmp", std::process::id()));
-    {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-    }
-    if let Some(meta) = existing {
-        let _ = std::fs::set_permissions(&tmp, meta.permissions());
-    }
-    std::fs::rename(&tmp, &target).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 /// glibc grows a worker thread's heap by just the bytes a request needs, one `mprotect` call

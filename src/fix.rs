@@ -157,7 +157,7 @@ pub fn write(changes: &[FileChange]) -> Vec<String> {
     for c in changes {
         match std::fs::read(&c.path) {
             Ok(bytes) if bytes == c.before.as_bytes() => {
-                if let Err(e) = crate::cli::write_atomic(&c.path, c.after.as_bytes()) {
+                if let Err(e) = crate::io::write_atomic(&c.path, c.after.as_bytes()) {
                     problems.push(format!("{}: cannot write: {e}", c.display));
                 }
             }

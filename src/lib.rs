@@ -19,6 +19,7 @@ pub mod config;
 pub mod diag;
 pub mod fix;
 pub mod git;
+pub mod io;
 pub mod lint;
 pub mod load;
 pub mod model;

@@ -86,3 +86,15 @@ fn timeouts_that_are_not_numbers_of_seconds_are_usage_errors() {
         );
     }
 }
+
+#[test]
+fn a_temporary_left_by_a_killed_fix_is_not_catalog_content() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    // What a fix killed at the rename leaves: a full copy of a catalog file.
+    std::fs::write(cat.join(".olmlint-x1Y2z3.tmp"), CATALOG).unwrap();
+    let (d, _) = lint(&cat);
+    assert!(d.iter().all(|x| x["rule"] != "OLM101"), "{d:#?}");
+}

@@ -76,6 +76,10 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             }
             continue;
         }
+        // A temporary left by a killed `--fix` or `-o` is not catalog content.
+        if crate::io::is_temporary(&entry.file_name().to_string_lossy()) {
+            continue;
+        }
         // olmlint's own configuration is not catalog content (list it in .indexignore so
         // opm skips it too when it lives inside the catalog tree).
         if entry.file_name() == ".indexignore"
