@@ -600,8 +600,9 @@ fn dependencies_elsewhere(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         return;
     }
     let r = ctx.resolution;
-    // (package, dependency text) → (bundle, property) in catalog order.
-    let mut groups: std::collections::BTreeMap<(&str, &str), Vec<(&Bundle<'_>, usize)>> =
+    // (package, dependency text) → the predicate, and (bundle, property) in catalog order.
+    type Group<'g> = (Option<&'g Pred>, Vec<(&'g Bundle<'g>, usize)>);
+    let mut groups: std::collections::BTreeMap<(&str, &str), Group<'_>> =
         std::collections::BTreeMap::new();
     for (bi, b) in ctx.catalog.bundles.iter().enumerate() {
         for d in r.deps.get(bi).into_iter().flatten() {
@@ -613,14 +614,14 @@ fn dependencies_elsewhere(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     .as_ref()
                     .is_some_and(|p| !ctx.provided.covers(p) && meetable(p))
             {
-                groups
+                let g = groups
                     .entry((b.package(), d.label.as_str()))
-                    .or_default()
-                    .push((b, d.property));
+                    .or_insert_with(|| (d.pred.as_ref(), Vec::new()));
+                g.1.push((b, d.property));
             }
         }
     }
-    for ((pkg, label), sites) in groups {
+    for ((pkg, label), (pred, sites)) in groups {
         let Some(&(first, prop)) = sites.first() else {
             continue;
         };
@@ -628,13 +629,7 @@ fn dependencies_elsewhere(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         let names: Vec<&str> = sites.iter().map(|(b, _)| b.name()).collect();
-        let provided_entry = match r
-            .deps
-            .iter()
-            .flatten()
-            .find(|d| d.label == label)
-            .and_then(|d| d.pred.as_ref())
-        {
+        let provided_entry = match pred {
             Some(Pred::Package { name, .. }) => format!("`provided: {{packages: [{name}]}}`"),
             Some(Pred::Gvk {
                 group,

@@ -100,8 +100,6 @@ impl<'a> Ctx<'a> {
 pub struct Incomplete {
     pub all: bool,
     pub packages: std::collections::BTreeSet<String>,
-    /// The files that failed, for the findings' help.
-    pub files: Vec<usize>,
 }
 
 impl Incomplete {
@@ -143,7 +141,6 @@ impl Incomplete {
             }
             inc.all |= !found;
         }
-        inc.files = failed;
         inc
     }
 }

@@ -80,12 +80,7 @@ impl Lenient {
         let Some(&quote) = bytes.get(q).filter(|&&c| c == b'\'' || c == b'"') else {
             return false;
         };
-        let line_start = |i: usize| {
-            bytes
-                .get(..i)
-                .and_then(|b| memchr::memrchr(b'\n', b))
-                .map_or(0, |p| p + 1)
-        };
+        let line_start = |i: usize| super::source::line_start_of(bytes, i);
         let col = self
             .text
             .get(line_start(q)..q)
@@ -161,12 +156,7 @@ impl Lenient {
     /// indentation; a multi-line plain scalar drops the leading blanks of its lines).
     fn flow_line(&mut self, at: usize) -> bool {
         let bytes = self.text.as_bytes();
-        let line_start = |i: usize| {
-            bytes
-                .get(..i)
-                .and_then(|b| memchr::memrchr(b'\n', b))
-                .map_or(0, |p| p + 1)
-        };
+        let line_start = |i: usize| super::source::line_start_of(bytes, i);
         let ls = line_start(at);
         let Some(lead) = bytes.get(ls..at) else {
             return false;

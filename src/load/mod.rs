@@ -224,50 +224,50 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
         display: f.display.clone(),
         message: m,
     };
-    let meta = std::fs::metadata(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
-    if meta.len() > limits.max_file_size {
-        let source = SourceFile::new(f.display.clone(), f.path.clone(), String::new());
+    // One open and one `fstat` decide everything: only a regular file is read, and never
+    // more than the limit, whatever its size said (a file can grow between the two).
+    use std::io::Read as _;
+    let handle = std::fs::File::open(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
+    let meta = handle
+        .metadata()
+        .map_err(|e| io(format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        return Err(io("not a regular file; not read".into()));
+    }
+    let too_large = |message: String| {
         let problem = LoadProblem::limit(
             Span::new(0, 0),
-            format!(
-                "file is {} bytes, larger than the {}-byte limit; it was not linted",
-                meta.len(),
-                limits.max_file_size
-            ),
+            message,
             "Raise `limits.max-file-size` in .olmlint.yaml if this file is really part of the catalog.",
         );
-        return Ok(LoadedFile {
-            source,
+        LoadedFile {
+            source: SourceFile::new(f.display.clone(), f.path.clone(), String::new()),
             scope: f.scope,
             format: Format::Yaml,
             role: f.role.clone(),
             docs: vec![],
             problems: vec![problem],
             embedded: Default::default(),
-        });
-    }
-    // Read only a regular file, and never more than the limit whatever `stat` said (a
-    // /proc file or a device reports a size unrelated to what it yields).
-    let bytes = {
-        use std::io::Read as _;
-        let handle = std::fs::File::open(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
-        let is_file = handle.metadata().is_ok_and(|m| m.is_file());
-        if !is_file {
-            return Err(io("not a regular file; not read".into()));
         }
-        let mut bytes = Vec::new();
-        handle
-            .take(limits.max_file_size.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(|e| io(format!("cannot read: {e}")))?;
-        if bytes.len() as u64 > limits.max_file_size {
-            return Err(io(format!(
-                "larger than the {}-byte limit while reading; not linted",
-                limits.max_file_size
-            )));
-        }
-        bytes
     };
+    if meta.len() > limits.max_file_size {
+        return Ok(too_large(format!(
+            "file is {} bytes, larger than the {}-byte limit; it was not linted",
+            meta.len(),
+            limits.max_file_size
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
+    handle
+        .take(limits.max_file_size.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| io(format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > limits.max_file_size {
+        return Ok(too_large(format!(
+            "file grew past the {}-byte limit while it was read; it was not linted",
+            limits.max_file_size
+        )));
+    }
     let mut file = parse_bytes_building(
         f.display.clone(),
         f.path.clone(),

@@ -69,12 +69,7 @@ fn block_offset(
     target: usize,
 ) -> Option<usize> {
     let bytes = text.as_bytes();
-    let line_start = |i: usize| {
-        bytes
-            .get(..i)
-            .and_then(|b| memchr::memrchr(b'\n', b))
-            .map_or(0, |p| p + 1)
-    };
+    let line_start = |i: usize| super::source::line_start_of(bytes, i);
     // The header line: the line of `start` when it holds the indicator there, otherwise the
     // nearest line above `start`'s that is not blank.
     let header = if is_header(text, start) {

@@ -83,6 +83,14 @@ impl SourceFile {
     }
 }
 
+/// The offset of the start of the line holding byte `i` of `bytes`.
+pub fn line_start_of(bytes: &[u8], i: usize) -> usize {
+    bytes
+        .get(..i)
+        .and_then(|b| memchr::memrchr(b'\n', b))
+        .map_or(0, |p| p + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
