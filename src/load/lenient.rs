@@ -58,6 +58,20 @@ impl Lenient {
             "':' must be followed by a valid YAML whitespace" => self.tab_after_colon(at),
             "comments must be separated from other tokens by whitespace" => self.comment(at),
             "invalid indentation in flow construct" => self.flow_line(at),
+            // saphyr's block-indentation checks also fire on lines inside a flow collection
+            // (where libyaml checks no indentation) and inside quoted scalars.
+            "invalid indentation"
+            | "tab cannot be used as indentation"
+            | "tabs disallowed within this context (block indentation)" => {
+                match context_at(
+                    &self.text,
+                    super::source::line_start_of(self.text.as_bytes(), at),
+                ) {
+                    Context::Flow => self.untab_line(at) | self.flow_line(at),
+                    Context::Quoted(q) => self.quoted(q),
+                    Context::Block => false,
+                }
+            }
             _ => false,
         }
     }
@@ -158,10 +172,13 @@ impl Lenient {
         let bytes = self.text.as_bytes();
         let line_start = |i: usize| super::source::line_start_of(bytes, i);
         let ls = line_start(at);
-        let Some(lead) = bytes.get(ls..at) else {
-            return false;
-        };
-        if !lead.iter().all(|&c| c == b' ') || ls == 0 {
+        let lead = bytes
+            .get(ls..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| c == b' ')
+            .count();
+        if ls == 0 || bytes.get(ls + lead) == Some(&b'\t') {
             return false;
         }
         let mut prev = line_start(ls - 1);
@@ -176,11 +193,31 @@ impl Lenient {
             }
             prev = line_start(prev - 1);
         };
-        if lead.len() >= need {
+        if lead >= need {
             return false;
         }
-        self.insert(ls, need - lead.len());
+        self.insert(ls, need - lead);
         true
+    }
+
+    /// Tabs in the leading blanks of the line holding `at` become spaces (flow context: the
+    /// blanks only separate). One byte each, so no offset moves.
+    fn untab_line(&mut self, at: usize) -> bool {
+        let ls = super::source::line_start_of(self.text.as_bytes(), at);
+        let mut owned = std::mem::take(&mut self.text).into_bytes();
+        let mut changed = false;
+        for c in owned.get_mut(ls..).unwrap_or_default() {
+            match *c {
+                b'\t' => {
+                    *c = b' ';
+                    changed = true;
+                }
+                b' ' => {}
+                _ => break,
+            }
+        }
+        self.text = String::from_utf8(owned).unwrap_or_default();
+        changed
     }
 
     /// `key:<TAB>value`: saphyr stops at the value; the tab after the colon becomes a space.
@@ -221,6 +258,147 @@ impl Lenient {
     }
 }
 
+/// What the text at a line start is inside of.
+#[derive(Debug, PartialEq)]
+enum Context {
+    Block,
+    Flow,
+    /// A quoted scalar opening at this byte.
+    Quoted(usize),
+}
+
+/// A light scan of `text` up to byte `end` (a line start): inside a flow collection, a
+/// quoted scalar, or neither. Used only where saphyr already failed, to tell whether the
+/// failure is in a construct whose indentation libyaml ignores. Quotes and brackets count
+/// only where a node starts (`it's`, `a[0]` in plain scalars do not); comments and the
+/// bodies of block scalars are skipped.
+fn context_at(text: &str, end: usize) -> Context {
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0usize;
+    // Whether the next non-blank byte starts a node.
+    let mut node_start = true;
+    // A block scalar's body: lines indented more than this column (or blank) are skipped.
+    let mut block_body: Option<usize> = None;
+    let mut line_begin = true;
+    while i < end {
+        let Some(&c) = b.get(i) else { break };
+        if line_begin {
+            line_begin = false;
+            let blanks = b
+                .get(i..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|&&c| c == b' ')
+                .count();
+            if let Some(parent) = block_body {
+                let blank_line = matches!(b.get(i + blanks), None | Some(b'\n' | b'\r'));
+                if blank_line || blanks > parent {
+                    i = next_line(b, i);
+                    line_begin = true;
+                    continue;
+                }
+                block_body = None;
+            }
+            if depth == 0 {
+                node_start = true;
+            }
+        }
+        match c {
+            b'\n' => {
+                line_begin = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' => {}
+            b'#' if i == 0 || matches!(b.get(i - 1), Some(b' ' | b'\t' | b'\n' | b'\r')) => {
+                i = next_line(b, i);
+                line_begin = true;
+                continue;
+            }
+            b'\'' | b'"' if node_start => {
+                let Some(close) = quoted_end(b, i) else {
+                    return Context::Quoted(i);
+                };
+                if close >= end {
+                    return Context::Quoted(i);
+                }
+                i = close + 1;
+                node_start = false;
+                continue;
+            }
+            b'[' | b'{' if node_start || depth > 0 => {
+                depth += 1;
+                node_start = true;
+            }
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                node_start = false;
+            }
+            b',' if depth > 0 => node_start = true,
+            b'|' | b'>' if node_start && depth == 0 => {
+                let line = super::source::line_start_of(b, i);
+                let lead = b
+                    .get(line..i)
+                    .unwrap_or_default()
+                    .iter()
+                    .take_while(|&&c| c == b' ' || c == b'-')
+                    .count();
+                // `key: |` is indented past the key; `- |` past the dash.
+                let rest = b.get(line + lead..i).unwrap_or_default();
+                block_body = Some(if rest.is_empty() {
+                    lead.saturating_sub(2)
+                } else {
+                    lead
+                });
+                i = next_line(b, i);
+                line_begin = true;
+                continue;
+            }
+            b':' | b'-' | b'?'
+                if matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+                    || (c == b':' && depth > 0) =>
+            {
+                node_start = true;
+            }
+            b'&' | b'!' if node_start => {
+                // An anchor or tag: the node starts after it.
+                while !matches!(b.get(i), None | Some(b' ' | b'\t' | b'\n' | b'\r')) {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => node_start = false,
+        }
+        i += 1;
+    }
+    if depth > 0 {
+        Context::Flow
+    } else {
+        Context::Block
+    }
+}
+
+fn next_line(b: &[u8], i: usize) -> usize {
+    b.get(i..)
+        .and_then(|r| r.iter().position(|&c| c == b'\n'))
+        .map_or(b.len(), |p| i + p + 1)
+}
+
+/// The closing quote of the quoted scalar opening at `q`.
+fn quoted_end(b: &[u8], q: usize) -> Option<usize> {
+    let quote = *b.get(q)?;
+    let mut i = q + 1;
+    loop {
+        match *b.get(i)? {
+            b'\\' if quote == b'"' => i += 2,
+            b'\'' if quote == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 2,
+            c if c == quote => return Some(i),
+            _ => i += 1,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +411,26 @@ mod tests {
         assert_eq!(l.text, "ab\n  cd\n ef");
         let back: Vec<usize> = (0..l.text.len()).map(|p| l.to_original(p)).collect();
         assert_eq!(back, vec![0, 1, 2, 3, 3, 3, 4, 5, 6, 6, 7]);
+    }
+
+    #[test]
+    fn context_at_line_starts() {
+        let ctx = |t: &str, line: usize| {
+            let start = t.split_inclusive('\n').take(line).map(str::len).sum();
+            context_at(t, start)
+        };
+        assert_eq!(ctx("a: [\n1\n]\n", 1), Context::Flow);
+        assert_eq!(ctx("a: [1]\nb: 2\n", 1), Context::Block);
+        assert_eq!(ctx("a: it's [x\nb: [c,\nd]\n", 2), Context::Flow);
+        assert_eq!(ctx("a: it's [x\nb: 1\n", 1), Context::Block);
+        assert_eq!(ctx("a: 'x\n  y'\n", 1), Context::Quoted(3));
+        assert_eq!(ctx("a: \"x\\\"\n y\"\n", 1), Context::Quoted(3));
+        assert_eq!(ctx("a: |\n  [ x\nb: 1\n", 2), Context::Block);
+        assert_eq!(ctx("- |\n  { x\n- [\n", 3), Context::Flow);
+        assert_eq!(ctx("a: [ # ]\n  b]\n", 1), Context::Flow);
+        assert_eq!(ctx("a: &x [\n1]\n", 1), Context::Flow);
+        assert_eq!(ctx("a: !!seq [\n1]\n", 1), Context::Flow);
+        assert_eq!(ctx("a: {b: 'it''s',\nc: d}\n", 1), Context::Flow);
     }
 
     #[test]

@@ -78,6 +78,16 @@ pub fn parse_chunk(
     elide: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Chunk {
+    if let Some(at) = non_printable(text) {
+        problems.push(LoadProblem::syntax(
+            Span::new(offset + at, offset + at + 1),
+            "YAML syntax error: control characters are not allowed".to_string(),
+            "libyaml (and so opm) accepts only printable characters in YAML: tab, line \
+             breaks and Unicode outside the C0/C1 control ranges, U+FFFE and U+FFFF. Remove the \
+             character, or write it as an escape (`\\x07`) inside a double-quoted string.",
+        ));
+        return Chunk::failed();
+    }
     let ctx = (file, limits, expanded);
     if elide {
         if let Some(chunk) = parse_once(text, offset, ctx, true, problems) {
@@ -85,6 +95,24 @@ pub fn parse_chunk(
         }
     }
     parse_once(text, offset, ctx, false, problems).unwrap_or_else(Chunk::failed)
+}
+
+/// The first byte of a character libyaml's reader rejects (yaml_parser_update_buffer): C0
+/// controls other than tab and line breaks, DEL, C1 controls other than NEL, U+FFFE, U+FFFF.
+fn non_printable(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    b.iter().enumerate().find_map(|(i, &c)| {
+        let bad = match c {
+            b'\t' | b'\n' | b'\r' => false,
+            0..=0x1f | 0x7f => true,
+            0xc2 => b
+                .get(i + 1)
+                .is_some_and(|&n| (0x80..=0x9f).contains(&n) && n != 0x85),
+            0xef => b.get(i + 1) == Some(&0xbf) && matches!(b.get(i + 2), Some(0xbe | 0xbf)),
+            _ => false,
+        };
+        bad.then_some(i)
+    })
 }
 
 /// `None`: the elided tree may not be kept; parse again in full.
