@@ -418,7 +418,7 @@ fn lint(args: LintArgs) -> i32 {
         }) {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("olmlint: {e}");
+                eprintln!("olmlint: {}", crate::report::terminal_safe(&e, false));
                 return 2;
             }
         }
@@ -475,7 +475,7 @@ fn lint(args: LintArgs) -> i32 {
     }
     if !args.quiet {
         for n in &outcome.notes {
-            eprintln!("note: {n}");
+            eprintln!("note: {}", crate::report::terminal_safe(n, false));
         }
         eprint!("{}", human::summary_line(&report, started.elapsed()));
     }
@@ -558,7 +558,7 @@ fn fix_in_place(
             }
             return Ok(outcome);
         }
-        let problems = crate::fix::write(&changes);
+        let problems = crate::fix::write(&changes, &opts.paths);
         for c in &changes {
             if problems
                 .iter()
@@ -578,7 +578,7 @@ fn fix_in_place(
             }
         }
         for p in &problems {
-            eprintln!("olmlint: {p}");
+            eprintln!("olmlint: {}", crate::report::terminal_safe(p, false));
         }
         if !problems.is_empty() {
             return Err(2);

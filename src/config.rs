@@ -10,6 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub const FILE_NAMES: [&str; 2] = [".olmlint.yaml", ".olmlint.yml"];
+/// A configuration file is a few hundred bytes; a larger one is not read (a sparse multi-GB
+/// `.olmlint.yaml` in a pull request must not be read whole).
+pub const MAX_CONFIG_SIZE: u64 = 1 << 20;
 const SCHEMA: &str = include_str!("../schemas/olmlint-config.schema.json");
 
 #[derive(Debug, Default)]
@@ -69,7 +72,7 @@ impl Config {
 
     /// Read and validate a config file. The file is returned so diagnostics can point into it.
     pub fn load(path: &Path) -> Result<(Config, LoadedFile, Vec<Diagnostic>), String> {
-        let bytes = std::fs::read(path)
+        let bytes = crate::io::read_regular(path, MAX_CONFIG_SIZE)
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let file = parse_bytes(
@@ -113,6 +116,48 @@ impl Config {
                     .help("See the Configuration section of the README; the schema is schemas/olmlint-config.schema.json."),
             );
         }
+    }
+
+    /// A path from the configuration file, which a pull request controls: it must stay in
+    /// the repository holding the file (the nearest ancestor with `.git`, else the file's
+    /// directory), so `context: [/proc]` or `cluster-properties: /dev/zero` are refused.
+    /// Paths given on the command line are the user's own and are not limited.
+    fn inside_repository(
+        &self,
+        value: &str,
+        node: &Node,
+        key: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<PathBuf> {
+        let joined = self.base.join(value);
+        let base = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
+        let boundary = base
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .unwrap_or(&base)
+            .to_path_buf();
+        // A path that does not exist yet is judged lexically (its error comes later).
+        let resolved = std::fs::canonicalize(&joined).unwrap_or_else(|_| lexical(&base, value));
+        if resolved.starts_with(&boundary) {
+            return Some(joined);
+        }
+        diags.push(
+            Diagnostic::new(
+                "OLM011",
+                format!(
+                    "`{key}: {value}` resolves outside the repository ({}); not used",
+                    boundary.display()
+                ),
+            )
+            .at(usize::MAX, node.span)
+            .help(format!(
+                "Paths in .olmlint.yaml must stay inside the repository that holds it, because a \
+                 pull request can change the file. Give a path outside it on the command line \
+                 instead (`--{}`).",
+                if key == "context" { "context" } else { key }
+            )),
+        );
+        None
     }
 
     fn read(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
@@ -219,14 +264,18 @@ impl Config {
         }
         for c in root.get("context").and_then(Node::as_seq).unwrap_or(&[]) {
             if let Some(s) = c.as_str() {
-                self.context.push(self.base.join(s));
+                if let Some(p) = self.inside_repository(s, c, "context", diags) {
+                    self.context.push(p);
+                }
             }
         }
         if let Some(Value::Bool(b)) = root.get("closed-world").map(|n| &n.value) {
             self.closed_world = *b;
         }
-        if let Some(p) = root.get("cluster-properties").and_then(Node::as_str) {
-            self.cluster_properties = Some(self.base.join(p));
+        if let Some(n) = root.get("cluster-properties") {
+            if let Some(p) = n.as_str() {
+                self.cluster_properties = self.inside_repository(p, n, "cluster-properties", diags);
+            }
         }
         if let Some(p) = root.get("provided") {
             let strs = |k: &str| -> Vec<String> {
@@ -327,4 +376,19 @@ impl Config {
             })
             .collect()
     }
+}
+
+/// `base` joined with `rel`, `.` and `..` resolved without touching the filesystem.
+fn lexical(base: &Path, rel: &str) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in base.join(rel).components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }

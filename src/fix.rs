@@ -63,7 +63,8 @@ pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileC
         fixes.sort_by_key(|(_, edits)| edits.iter().map(|e| e.span.start).min());
         let mut taken: Vec<&Edit> = Vec::new();
         let mut taken_sets: Vec<&[Edit]> = Vec::new();
-        let mut applied = Vec::new();
+        // Each taken fix with the findings it answers.
+        let mut sets: Vec<(&[Edit], Vec<&Diagnostic>)> = Vec::new();
         for (d, edits) in fixes {
             let valid = edits.iter().all(|e| {
                 let (s, t) = (e.span.start as usize, e.span.end as usize);
@@ -72,40 +73,62 @@ pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileC
             if !valid {
                 continue;
             }
-            let duplicate = taken_sets.contains(&edits);
-            let overlaps = edits.iter().any(|e| taken.iter().any(|t| overlap(t, e)));
-            if overlaps && !duplicate {
+            if let Some(i) = taken_sets.iter().position(|t| *t == edits) {
+                if let Some(set) = sets.get_mut(i) {
+                    set.1.push(d);
+                }
                 continue;
             }
-            if !duplicate {
-                taken.extend(edits.iter());
-                taken_sets.push(edits);
+            if edits.iter().any(|e| taken.iter().any(|t| overlap(t, e))) {
+                continue;
             }
-            let first = edits.iter().map(|e| e.span.start).min().unwrap_or(0);
-            let pos = source.position(first as usize);
-            applied.push(Applied {
-                rule: d.rule,
-                description: d
-                    .fix
-                    .as_ref()
-                    .map_or(String::new(), |f| f.description.clone()),
-                line: pos.line,
-                column: pos.column,
-            });
+            taken.extend(edits.iter());
+            taken_sets.push(edits);
+            sets.push((edits, vec![d]));
         }
-        if taken.is_empty() {
-            continue;
-        }
-        taken.sort_by_key(|e| std::cmp::Reverse(e.span.start));
-        let mut after = text.clone();
-        for e in taken {
-            let (s, t) = (e.span.start as usize, e.span.end as usize);
-            if let Some(old) = text.get(s..t) {
-                after.replace_range(s..t, &replacement_text(old, &e.replacement));
+        let file_ref = files.get(file);
+        let Some(loaded) = file_ref else { continue };
+        // All together if the result is exactly what was meant; else one by one (each check
+        // is a parse, so at most VERIFY_SINGLY of them; the rest wait for the next pass).
+        let all: Vec<&Edit> = sets.iter().flat_map(|(e, _)| e.iter()).collect();
+        let mut kept: Vec<usize> = Vec::new();
+        let mut after = apply(text, &all);
+        if verify(loaded, &after, &all) {
+            kept = (0..sets.len()).collect();
+        } else {
+            let mut edits: Vec<&Edit> = Vec::new();
+            for (i, (set, _)) in sets.iter().enumerate().take(VERIFY_SINGLY) {
+                let mut trial = edits.clone();
+                trial.extend(set.iter());
+                let candidate = apply(text, &trial);
+                if verify(loaded, &candidate, &trial) {
+                    edits = trial;
+                    kept.push(i);
+                }
             }
+            after = apply(text, &edits);
         }
         if after == *text {
             continue;
+        }
+        let mut applied = Vec::new();
+        for &i in &kept {
+            let Some((edits, diags)) = sets.get(i) else {
+                continue;
+            };
+            let first = edits.iter().map(|e| e.span.start).min().unwrap_or(0);
+            let pos = source.position(first as usize);
+            for d in diags {
+                applied.push(Applied {
+                    rule: d.rule,
+                    description: d
+                        .fix
+                        .as_ref()
+                        .map_or(String::new(), |f| f.description.clone()),
+                    line: pos.line,
+                    column: pos.column,
+                });
+            }
         }
         changes.push(FileChange {
             path: source.path.clone(),
@@ -116,6 +139,174 @@ pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileC
         });
     }
     changes
+}
+
+/// Where the text of `node` ends: a block collection's span runs to the next token and a
+/// block scalar's through its last line break, so an edit replacing the node up to here
+/// keeps the line break, indentation and comments after it.
+pub fn content_end(text: &str, node: &crate::load::tree::Node) -> usize {
+    use crate::load::tree::Value;
+    let mut cur = node;
+    loop {
+        let flow = text
+            .get(cur.span.start()..)
+            .is_some_and(|t| t.starts_with(['{', '[']));
+        let last = match &cur.value {
+            Value::Map(m) if !flow => m.last().map(|e| &e.value),
+            Value::Seq(s) if !flow => s.last(),
+            _ => None,
+        };
+        match last {
+            Some(child) => cur = child,
+            None => {
+                let (s, e) = (cur.span.start(), cur.span.end());
+                return s + text.get(s..e).map_or(e - s, |t| t.trim_end().len());
+            }
+        }
+    }
+}
+
+/// Where the text of `node` starts: a block scalar's span starts at its content, its
+/// `|`/`>` header is on the line above; replacing the scalar replaces the header too.
+pub fn content_start(text: &str, node: &crate::load::tree::Node) -> usize {
+    use crate::load::tree::Style;
+    let start = node.span.start();
+    if !matches!(node.style, Style::Literal | Style::Folded) {
+        return start;
+    }
+    let before = text.get(..start).unwrap_or("");
+    let header_end = before.trim_end().len();
+    let line_start = before
+        .get(..header_end)
+        .and_then(|h| h.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let header = before.get(line_start..header_end).unwrap_or("");
+    // The last `|` or `>` followed only by indicators, blanks and a comment.
+    header
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| {
+            (c == '|' || c == '>')
+                && header.get(i + 1..).is_some_and(|rest| {
+                    let rest = rest.trim_start_matches([
+                        '-', '+', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
+                    ]);
+                    let rest = rest.trim_start();
+                    rest.is_empty() || rest.starts_with('#')
+                })
+                && header
+                    .get(..i)
+                    .is_some_and(|pre| pre.ends_with([' ', '\t', ':', '-']) || pre.is_empty())
+        })
+        .map_or(start, |(i, _)| line_start + i)
+}
+
+/// Fixes of one file checked one at a time when checking them together failed.
+const VERIFY_SINGLY: usize = 64;
+
+/// `text` with `edits` (not overlapping) applied; a file with CRLF line breaks keeps them.
+fn apply(text: &str, edits: &[&Edit]) -> String {
+    let crlf = text.contains("\r\n");
+    let mut sorted: Vec<&Edit> = edits.to_vec();
+    sorted.sort_by_key(|e| std::cmp::Reverse(e.span.start));
+    let mut after = text.to_string();
+    for e in sorted {
+        let (s, t) = (e.span.start as usize, e.span.end as usize);
+        if let Some(old) = text.get(s..t) {
+            let mut new = replacement_text(old, &e.replacement);
+            if crlf {
+                new = new.replace("\r\n", "\n").replace('\n', "\r\n");
+            }
+            after.replace_range(s..t, &new);
+        }
+    }
+    after
+}
+
+/// Whether `after` (the loaded file's text with `edits` applied) reads as exactly the
+/// intended change: the same documents, every value and key outside the edited nodes equal
+/// (anchors, aliases, tags, block scalars and comments around an edit cannot be disturbed
+/// unnoticed), a renamed key carrying its new name, a quoted scalar its old text, a rewritten
+/// scalar its new value, and no syntax problem that the file did not have.
+fn verify(file: &LoadedFile, after: &str, edits: &[&Edit]) -> bool {
+    use crate::load::{parse_text_everything, Limits};
+    let limits = Limits::default();
+    let before = parse_text_everything(&file.source.text, &limits);
+    let now = parse_text_everything(after, &limits);
+    let messages = |f: &LoadedFile| {
+        let mut m: Vec<String> = f.problems.iter().map(|p| p.message.clone()).collect();
+        m.sort();
+        m
+    };
+    let (old_problems, new_problems) = (messages(&before), messages(&now));
+    if new_problems.iter().any(|m| !old_problems.contains(m)) || before.docs.len() != now.docs.len()
+    {
+        return false;
+    }
+    let text = file.source.text.as_str();
+    before
+        .docs
+        .iter()
+        .zip(&now.docs)
+        .all(|(b, a)| match (&b.root, &a.root) {
+            (Some(b), Some(a)) => same_but_edited(text, b, a, edits),
+            (None, None) => true,
+            _ => false,
+        })
+}
+
+fn same_but_edited(
+    text: &str,
+    b: &crate::load::tree::Node,
+    a: &crate::load::tree::Node,
+    edits: &[&Edit],
+) -> bool {
+    use crate::load::tree::Value as V;
+    let first_key = match &b.value {
+        V::Map(es) => es.first().map(|e| e.key_span),
+        _ => None,
+    };
+    let target = edits.iter().find(|e| {
+        (e.span.start == b.span.start || e.span.start() == content_start(text, b))
+            && Some(e.span) != first_key
+    });
+    if let Some(e) = target {
+        return match &e.replacement {
+            Replacement::Quoted => {
+                let old = text.get(b.span.start()..b.span.end()).unwrap_or("").trim();
+                a.as_str() == Some(old)
+            }
+            Replacement::Renamed(name) => a.as_str() == Some(name.as_str()),
+            Replacement::Raw(raw) => match serde_json::from_str::<serde_json::Value>(raw) {
+                Ok(serde_json::Value::String(s)) => a.as_str() == Some(s.as_str()),
+                // A rewritten collection: it must still be one, of the same kind.
+                _ => std::mem::discriminant(&b.value) == std::mem::discriminant(&a.value),
+            },
+        };
+    }
+    match (&b.value, &a.value) {
+        (V::Map(bs), V::Map(as_)) => {
+            bs.len() == as_.len()
+                && bs.iter().zip(as_).all(|(be, ae)| {
+                    let key_ok = match edits.iter().find(|e| e.span == be.key_span) {
+                        Some(e) => match &e.replacement {
+                            Replacement::Renamed(name) => ae.key.as_ref() == name.as_str(),
+                            _ => false,
+                        },
+                        None => be.key == ae.key,
+                    };
+                    key_ok && same_but_edited(text, &be.value, &ae.value, edits)
+                })
+        }
+        (V::Seq(bs), V::Seq(as_)) => {
+            bs.len() == as_.len()
+                && bs
+                    .iter()
+                    .zip(as_)
+                    .all(|(b, a)| same_but_edited(text, b, a, edits))
+        }
+        (bv, av) => bv == av,
+    }
 }
 
 fn overlap(a: &Edit, b: &Edit) -> bool {
@@ -152,10 +343,37 @@ pub fn json_string(s: &str) -> String {
 
 /// Writes every change atomically (temporary file in the same directory, then rename). A file
 /// that changed on disk since it was read is left alone and reported.
-pub fn write(changes: &[FileChange]) -> Vec<String> {
+/// Only regular files whose real path is inside one of the linted `roots` are written: a
+/// link planted by a pull request cannot make `--fix` write elsewhere.
+pub fn write(changes: &[FileChange], roots: &[std::path::PathBuf]) -> Vec<String> {
+    // A file root counts as its directory: the file itself may be a link.
+    let roots: Vec<std::path::PathBuf> = roots
+        .iter()
+        .filter_map(|r| {
+            let dir = if r.is_dir() {
+                r.as_path()
+            } else {
+                r.parent()
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .unwrap_or(std::path::Path::new("."))
+            };
+            std::fs::canonicalize(dir).ok()
+        })
+        .collect();
     let mut problems = Vec::new();
     for c in changes {
-        match std::fs::read(&c.path) {
+        let real = std::fs::canonicalize(&c.path).ok();
+        if !real
+            .as_ref()
+            .is_some_and(|p| roots.iter().any(|r| p.starts_with(r)))
+        {
+            problems.push(format!(
+                "{}: resolves outside the linted paths; not fixed",
+                c.display
+            ));
+            continue;
+        }
+        match crate::io::read_regular(&c.path, u64::MAX) {
             Ok(bytes) if bytes == c.before.as_bytes() => {
                 if let Err(e) = crate::io::write_atomic(&c.path, c.after.as_bytes()) {
                     problems.push(format!("{}: cannot write: {e}", c.display));

@@ -69,15 +69,25 @@ pub fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
 /// this is dropped.
 #[derive(Debug)]
 pub struct Snapshot {
-    dir: PathBuf,
+    /// Created exclusively, with an unpredictable name and mode 0700; removed on drop.
+    dir: tempfile::TempDir,
     /// The snapshot of the requested directory.
     pub root: PathBuf,
 }
 
-impl Drop for Snapshot {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
+/// A tree path from git as a relative path of plain components: a crafted tree can hold
+/// names like `..`, `/x` or `a/../../b`, which must not reach the filesystem.
+fn safe_relative(name: &str) -> Option<PathBuf> {
+    let path = Path::new(name);
+    let plain = !name.is_empty()
+        && !name.contains('\\')
+        && path
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+        && name
+            .split('/')
+            .all(|c| !c.is_empty() && c != "." && c != "..");
+    plain.then(|| path.to_path_buf())
 }
 
 /// `path` (a directory in a git work tree) as it was at `git_ref`; `None` when it did not
@@ -116,12 +126,12 @@ pub fn snapshot(git_ref: &str, path: &Path) -> Result<Option<Snapshot>, String> 
     if blobs.is_empty() {
         return Ok(None);
     }
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let dir = std::env::temp_dir().join(format!("olmlint-baseline-{}-{stamp}", std::process::id()));
+    let dir = tempfile::Builder::new()
+        .prefix("olmlint-baseline-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let snap = Snapshot {
-        root: dir.join(&rel),
+        root: dir.path().join(&rel),
         dir,
     };
     let input: String = blobs.iter().map(|(oid, _)| format!("{oid}\n")).collect();
@@ -143,11 +153,20 @@ pub fn snapshot(git_ref: &str, path: &Path) -> Result<Option<Snapshot>, String> 
         let body = rest
             .get(header_end + 1..header_end + 1 + size)
             .ok_or("git cat-file: truncated output")?;
-        let target = snap.dir.join(name);
+        let rel_name = safe_relative(name)
+            .ok_or_else(|| format!("{git_ref} holds a path olmlint will not write: {name:?}"))?;
+        let target = snap.dir.path().join(rel_name);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
         }
-        std::fs::write(&target, body).map_err(|e| format!("{}: {e}", target.display()))?;
+        // A fresh file in the private directory: never through a link, never over a file.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&target)
+            .map_err(|e| format!("{}: {e}", target.display()))?;
+        std::io::Write::write_all(&mut file, body)
+            .map_err(|e| format!("{}: {e}", target.display()))?;
         rest = rest.get(header_end + 2 + size..).unwrap_or(&[]);
     }
     Ok(Some(snap))

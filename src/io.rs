@@ -54,6 +54,50 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.persist(&target).map(|_| ()).map_err(|e| e.error)
 }
 
+/// Open `path` for reading without blocking on a FIFO (`O_NONBLOCK`, which does not change
+/// how a regular file reads) and check with one `fstat` that it is a regular file.
+pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file; not read",
+        ));
+    }
+    Ok((file, meta))
+}
+
+/// The bytes of the regular file `path`, at most `limit` of them: a larger file (or one that
+/// grows past the limit while read) is an error, a FIFO or device is never opened for a
+/// blocking read.
+pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let (file, meta) = open_regular(path)?;
+    let too_large = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than the {limit}-byte limit; not read"),
+        )
+    };
+    if meta.len() > limit {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +116,24 @@ mod tests {
         assert_eq!(names, vec!["catalog.yaml"]);
         assert!(is_temporary(".olmlint-Ab12Cd.tmp"));
         assert!(!is_temporary("catalog.yaml"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn only_regular_files_are_read_and_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a");
+        std::fs::write(&f, "12345").unwrap();
+        assert_eq!(read_regular(&f, 5).unwrap(), b"12345");
+        assert!(read_regular(&f, 4).is_err());
+        assert!(read_regular(Path::new("/dev/zero"), 1 << 20).is_err());
+        assert!(read_regular(dir.path(), 1 << 20).is_err());
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        // Returns at once (no writer needed), with an error.
+        assert!(read_regular(&fifo, 1 << 20).is_err());
     }
 
     /// Planted links at predictable names cannot redirect the write (the name is random and

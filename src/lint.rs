@@ -124,7 +124,8 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     }
     let cluster_bytes = match &cluster_path {
         Some(p) => Some(
-            std::fs::read(p).map_err(|e| format!("--cluster-properties {}: {e}", p.display()))?,
+            crate::io::read_regular(p, config.limits.max_file_size)
+                .map_err(|e| format!("--cluster-properties {}: {e}", p.display()))?,
         ),
         None => None,
     };

@@ -98,3 +98,232 @@ fn a_temporary_left_by_a_killed_fix_is_not_catalog_content() {
     let (d, _) = lint(&cat);
     assert!(d.iter().all(|x| x["rule"] != "OLM101"), "{d:#?}");
 }
+
+/// `git` in `dir`, returning trimmed stdout.
+fn git(dir: &std::path::Path, args: &[&str], input: Option<&str>) -> String {
+    use std::io::Write;
+    let mut child = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.unwrap_or("").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn changed_since_never_writes_outside_its_snapshot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let private_tmp = tmp.path().join("tmp");
+    std::fs::create_dir_all(repo.join("catalog")).unwrap();
+    std::fs::create_dir_all(&private_tmp).unwrap();
+    git(&repo, &["init", "-q"], None);
+    // A crafted commit: catalog/../../escaped.yaml, which `git mktree` accepts.
+    let blob = git(
+        &repo,
+        &["hash-object", "-w", "--stdin"],
+        Some("pwned: true\n"),
+    );
+    let pkg = git(&repo, &["hash-object", "-w", "--stdin"], Some(CATALOG));
+    let inner = git(
+        &repo,
+        &["mktree"],
+        Some(&format!("100644 blob {blob}\tescaped.yaml\n")),
+    );
+    let up = git(
+        &repo,
+        &["mktree"],
+        Some(&format!("040000 tree {inner}\t..\n")),
+    );
+    let cat = git(
+        &repo,
+        &["mktree"],
+        Some(&format!(
+            "040000 tree {up}\t..\n100644 blob {pkg}\tpackage.yaml\n"
+        )),
+    );
+    let root = git(
+        &repo,
+        &["mktree"],
+        Some(&format!("040000 tree {cat}\tcatalog\n")),
+    );
+    let commit = git(&repo, &["commit-tree", &root, "-m", "evil"], None);
+    std::fs::write(
+        repo.join("catalog/package.yaml"),
+        CATALOG.replace("stable", "fast"),
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args([
+            "lint",
+            "--no-config",
+            "--changed-since",
+            &commit,
+            "catalog/package.yaml",
+        ])
+        .current_dir(&repo)
+        .env("TMPDIR", &private_tmp)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !private_tmp.join("escaped.yaml").exists() && !tmp.path().join("escaped.yaml").exists(),
+        "{stderr}"
+    );
+    assert!(stderr.contains("will not write"), "{stderr}");
+    // The snapshot directory is gone.
+    assert_eq!(std::fs::read_dir(&private_tmp).unwrap().count(), 0);
+}
+
+#[test]
+fn indexignore_files_that_are_not_plain_files_are_reported_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(cat.join("a")).unwrap();
+    std::fs::create_dir_all(cat.join("b")).unwrap();
+    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    // A FIFO would block a reader forever; /dev/zero would fill memory.
+    let fifo = cat.join("a/.indexignore");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", cat.join("b/.indexignore")).unwrap();
+    // A plain one still applies.
+    std::fs::create_dir_all(cat.join("c")).unwrap();
+    std::fs::write(cat.join("c/.indexignore"), "junk.yaml\n").unwrap();
+    std::fs::write(cat.join("c/junk.yaml"), "not: a catalog\n").unwrap();
+    let (d, text) = lint(&cat);
+    let notes: Vec<&Value> = d
+        .iter()
+        .filter(|x| {
+            x["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("its patterns are not applied"))
+        })
+        .collect();
+    assert_eq!(notes.len(), 2, "{d:#?}\n{text}");
+    assert!(d.iter().all(|x| x["rule"] != "OLM003"), "{d:#?}");
+}
+
+#[test]
+fn config_paths_cannot_leave_the_repository() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::create_dir_all(tmp.path().join(".git")).unwrap();
+    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    std::fs::write(
+        tmp.path().join(".olmlint.yaml"),
+        "context: [/proc]\ncluster-properties: /dev/zero\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "-f", "json"])
+        .arg(&cat)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let msgs: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["rule"] == "OLM011")
+        .filter_map(|x| x["message"].as_str())
+        .collect();
+    assert_eq!(msgs.len(), 2, "{v:#}");
+    assert!(
+        msgs.iter().all(|m| m.contains("outside the repository")),
+        "{msgs:?}"
+    );
+}
+
+#[test]
+fn a_huge_or_special_config_is_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    // Sparse: 4 GB on paper, nothing on disk.
+    let f = std::fs::File::create(tmp.path().join(".olmlint.yaml")).unwrap();
+    f.set_len(4 << 30).unwrap();
+    let run = |config: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["lint", "--config"])
+            .arg(config)
+            .arg(&cat)
+            .output()
+            .unwrap()
+    };
+    let out = run(&tmp.path().join(".olmlint.yaml"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("limit"));
+    let out = run(std::path::Path::new("/dev/zero"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
+}
+
+#[test]
+fn a_named_file_that_links_out_of_its_directory_is_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("secret.yaml"), "token: s3cr3t-x\n").unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::os::unix::fs::symlink("../secret.yaml", cat.join("link.yaml")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "--fix", "-f", "json"])
+        .arg(cat.join("link.yaml"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("s3cr3t"), "{text}");
+    assert!(text.contains("outside its directory"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("secret.yaml")).unwrap(),
+        "token: s3cr3t-x\n"
+    );
+}
+
+#[test]
+fn catalog_text_cannot_inject_terminal_or_workflow_commands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(
+        cat.join("package.yaml"),
+        "schema: olm.package\nname: \"foo\\e]0;pwn\\a\"\ndefaultChannel: \"\\n::add-mask::x\"\n",
+    )
+    .unwrap();
+    for format in ["human", "github"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["lint", "--no-config", "--color", "never", "-f", format])
+            .arg(&cat)
+            .output()
+            .unwrap();
+        for stream in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(stream);
+            assert!(
+                !text.contains('\x1b') && !text.contains('\x07'),
+                "{format}: {text}"
+            );
+            assert!(
+                text.lines()
+                    .all(|l| !l.trim_start().starts_with("::add-mask")),
+                "{format}: {text}"
+            );
+        }
+    }
+}

@@ -515,31 +515,15 @@ fn value_rewrite(
     );
     // A block mapping's span runs to the next token; stop at its last value so that the line
     // break, indentation and comments after it stay.
-    let span = Span::new(value.span.start(), content_end(&file.source.text, value));
+    let span = Span::new(
+        value.span.start(),
+        crate::fix::content_end(&file.source.text, value),
+    );
     Some(Edit::raw(p.file, span, text))
 }
 
 /// Where the text of `node` ends in `text`: for block collections, the end of their last value
 /// (flow collections end with their closing bracket).
-fn content_end(text: &str, node: &Node) -> usize {
-    use crate::load::tree::Value;
-    let mut cur = node;
-    loop {
-        let flow = text
-            .get(cur.span.start()..)
-            .is_some_and(|t| t.starts_with(['{', '[']));
-        let last = match &cur.value {
-            Value::Map(m) if !flow => m.last().map(|e| &e.value),
-            Value::Seq(s) if !flow => s.last(),
-            _ => None,
-        };
-        match last {
-            Some(child) => cur = child,
-            None => return cur.span.end(),
-        }
-    }
-}
-
 fn provisional_type(ctx: &Ctx<'_>, b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
     let at = At {
         file: p.file,

@@ -125,7 +125,12 @@ pub fn check_range(
                     safe: true,
                     edits: vec![crate::diag::Edit::raw(
                         site.file,
-                        site.node.span,
+                        ctx.files.get(site.file).map_or(site.node.span, |f| {
+                            Span::new(
+                                crate::fix::content_start(&f.source.text, site.node),
+                                crate::fix::content_end(&f.source.text, site.node),
+                            )
+                        }),
                         format!("{s:?}"),
                     )],
                 });

@@ -227,13 +227,13 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
     // One open and one `fstat` decide everything: only a regular file is read, and never
     // more than the limit, whatever its size said (a file can grow between the two).
     use std::io::Read as _;
-    let handle = std::fs::File::open(&f.path).map_err(|e| io(format!("cannot read: {e}")))?;
-    let meta = handle
-        .metadata()
-        .map_err(|e| io(format!("cannot read: {e}")))?;
-    if !meta.is_file() {
-        return Err(io("not a regular file; not read".into()));
-    }
+    let (handle, meta) = crate::io::open_regular(&f.path).map_err(|e| {
+        io(if e.kind() == std::io::ErrorKind::InvalidInput {
+            e.to_string()
+        } else {
+            format!("cannot read: {e}")
+        })
+    })?;
     let too_large = |message: String| {
         let problem = LoadProblem::limit(
             Span::new(0, 0),
@@ -289,6 +289,18 @@ pub fn parse_bytes(
     limits: &Limits,
 ) -> LoadedFile {
     parse_bytes_building(display, path, role, bytes, limits, Build::ForRules)
+}
+
+/// Parse `text` as a catalog file, building every value (for checking what an edit did).
+pub fn parse_text_everything(text: &str, limits: &Limits) -> LoadedFile {
+    parse_bytes_building(
+        String::new(),
+        PathBuf::new(),
+        Role::Fbc,
+        text.as_bytes().to_vec(),
+        limits,
+        Build::Everything,
+    )
 }
 
 fn parse_bytes_building(

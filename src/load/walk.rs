@@ -32,6 +32,17 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         }
     };
     if meta.is_file() {
+        // A file named on the command line (or by --only-files / --changed-since, which take
+        // names from a pull request) that is a link out of its own directory is not read.
+        if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink())
+            && !link_stays_in_directory(root)
+        {
+            problems.push(IoProblem {
+                display: display_path(root),
+                message: "symbolic link to a target outside its directory; not read".into(),
+            });
+            return;
+        }
         let role = root
             .ancestors()
             .skip(1)
@@ -49,11 +60,22 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
     }
     let mut bundle_roots: Vec<PathBuf> = Vec::new();
     let canonical_root = std::fs::canonicalize(root).ok();
+    let ignores = std::sync::Arc::new(IndexIgnores {
+        root: root.to_path_buf(),
+        canonical_root: canonical_root.clone(),
+        cache: Default::default(),
+        problems: Default::default(),
+    });
+    let filter = std::sync::Arc::clone(&ignores);
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
-        .add_custom_ignore_filename(".indexignore")
+        .parents(false)
         .follow_links(false)
         .sort_by_file_path(|a, b| a.cmp(b))
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            !filter.ignored(e.path(), is_dir)
+        })
         .build();
     for entry in walker {
         let entry = match entry {
@@ -143,6 +165,108 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             size,
             scope,
         });
+    }
+    let found = ignores
+        .problems
+        .lock()
+        .map(|mut p| std::mem::take(&mut *p))
+        .unwrap_or_default();
+    problems.extend(found);
+}
+
+/// Whether the link `path` resolves to a file inside the directory that holds the link.
+pub fn link_stays_in_directory(path: &Path) -> bool {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::canonicalize(dir)
+        .ok()
+        .zip(std::fs::canonicalize(path).ok())
+        .is_some_and(|(d, t)| t.starts_with(d))
+}
+
+/// The largest `.indexignore` read (they hold a few patterns).
+const MAX_INDEXIGNORE_SIZE: u64 = 1 << 20;
+
+/// `.indexignore` files as opm applies them: gitignore patterns, each file scoped to its
+/// directory, the deepest match deciding, none above the walked root. Read by olmlint rather
+/// than by the walker so that one which is a FIFO, a device, a link out of the catalog or
+/// huge is reported and skipped instead of read (a pull request controls them).
+struct IndexIgnores {
+    root: PathBuf,
+    canonical_root: Option<PathBuf>,
+    cache: std::sync::Mutex<
+        std::collections::HashMap<PathBuf, Option<std::sync::Arc<ignore::gitignore::Gitignore>>>,
+    >,
+    problems: std::sync::Mutex<Vec<IoProblem>>,
+}
+
+impl IndexIgnores {
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        if path == self.root {
+            return false;
+        }
+        for dir in path.ancestors().skip(1) {
+            if let Some(g) = self.for_dir(dir) {
+                match g.matched(path, is_dir) {
+                    ignore::Match::Ignore(_) => return true,
+                    ignore::Match::Whitelist(_) => return false,
+                    ignore::Match::None => {}
+                }
+            }
+            if dir == self.root || !dir.starts_with(&self.root) {
+                break;
+            }
+        }
+        false
+    }
+
+    fn for_dir(&self, dir: &Path) -> Option<std::sync::Arc<ignore::gitignore::Gitignore>> {
+        if let Some(g) = self.cache.lock().ok()?.get(dir) {
+            return g.clone();
+        }
+        let g = self.read(dir).map(std::sync::Arc::new);
+        self.cache.lock().ok()?.insert(dir.to_path_buf(), g.clone());
+        g
+    }
+
+    fn read(&self, dir: &Path) -> Option<ignore::gitignore::Gitignore> {
+        let file = dir.join(".indexignore");
+        let meta = std::fs::symlink_metadata(&file).ok()?;
+        let problem = |message: String| {
+            if let Ok(mut p) = self.problems.lock() {
+                p.push(IoProblem {
+                    display: display_path(&file),
+                    message,
+                });
+            }
+            None
+        };
+        if meta.file_type().is_symlink() {
+            let inside = self
+                .canonical_root
+                .as_ref()
+                .zip(std::fs::canonicalize(&file).ok())
+                .is_some_and(|(root, target)| target.starts_with(root));
+            if !inside {
+                return problem(
+                    "symbolic link to a target outside the catalog; not read (its patterns \
+                     are not applied)"
+                        .into(),
+                );
+            }
+        }
+        let bytes = match crate::io::read_regular(&file, MAX_INDEXIGNORE_SIZE) {
+            Ok(b) => b,
+            Err(e) => return problem(format!("{e} (its patterns are not applied)")),
+        };
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            // A bad pattern is skipped, as the gitignore matcher opm uses skips it.
+            let _ = builder.add_line(None, line);
+        }
+        builder.build().ok()
     }
 }
 

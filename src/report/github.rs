@@ -9,9 +9,15 @@ use std::fmt::Write as _;
 pub const PER_LEVEL_LIMIT: usize = 10;
 
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    // Control characters (ESC sequences in the log viewer) are shown, not sent.
+    s.split('\r')
+        .map(|part| {
+            super::terminal_safe(part, false)
+                .replace('%', "%25")
+                .replace('\n', "%0A")
+        })
+        .collect::<Vec<_>>()
+        .join("%0D")
 }
 
 pub fn escape_property(s: &str) -> String {

@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 
 fn xml(s: &str) -> String {
     s.chars()
-        .filter(|&c| c == '\t' || c == '\n' || c == '\r' || c >= ' ')
+        // XML 1.0's Char production: no C0 controls but tab and line breaks, no U+FFFE/U+FFFF.
+        .filter(|&c| {
+            (c == '\t' || c == '\n' || c == '\r' || c >= ' ') && c != '\u{fffe}' && c != '\u{ffff}'
+        })
         .collect::<String>()
         .replace('&', "&amp;")
         .replace('<', "&lt;")

@@ -84,14 +84,98 @@ pub struct Report<'a> {
     pub summary: Summary,
 }
 
+/// Text for a terminal or a CI log, where catalog text (messages quote it, snippets show
+/// it, file names are chosen by a pull request) must not act: control characters other than
+/// tab and line feed (ESC sequences, BEL, NUL, C1) are shown as `\u{1b}`-style escapes, and a
+/// line that would start with `::` (a GitHub workflow command such as `::add-mask::` or
+/// `::stop-commands::` when olmlint runs directly in a workflow step) gets a zero-width space
+/// between the colons. `keep_ansi` keeps olmlint's own colour sequences (`ESC [ … m`).
+pub fn terminal_safe(s: &str, keep_ansi: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && keep_ansi && chars.peek() == Some(&'[') {
+            // An SGR sequence: ESC [ digits/semicolons m.
+            let mut seq = String::from("\x1b[");
+            chars.next();
+            while let Some(&n) = chars.peek() {
+                if n.is_ascii_digit() || n == ';' {
+                    seq.push(n);
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            if chars.peek() == Some(&'m') {
+                chars.next();
+                seq.push('m');
+                out.push_str(&seq);
+            } else {
+                out.push_str(&seq.replace('\x1b', "\\u{1b}"));
+            }
+            continue;
+        }
+        let control = (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}');
+        if control {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    if !out.contains("::") {
+        return out;
+    }
+    let mut safe = String::with_capacity(out.len() + 16);
+    for line in out.split_inclusive('\n') {
+        let body = line.trim_start();
+        if let Some(rest) = body.strip_prefix("::") {
+            safe.push_str(line.get(..line.len() - body.len()).unwrap_or(""));
+            safe.push_str(":\u{200b}:");
+            safe.push_str(rest);
+        } else {
+            safe.push_str(line);
+        }
+    }
+    safe
+}
+
 impl Report<'_> {
     pub fn render(&self, format: Format, color: bool) -> String {
         match format {
-            Format::Human => human::render(self, color),
+            Format::Human => terminal_safe(&human::render(self, color), color),
             Format::Json => json::render(self),
             Format::Sarif => sarif::render(self),
             Format::Github => github::render(self),
             Format::Junit => junit::render(self),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal_safe;
+
+    #[test]
+    fn catalog_text_cannot_drive_a_terminal_or_a_workflow() {
+        assert_eq!(
+            terminal_safe("a\x1b]0;x\x07b\0", false),
+            "a\\u{1b}]0;x\\u{7}b\\u{0}"
+        );
+        assert_eq!(
+            terminal_safe("\x1b[31mred\x1b[0m", true),
+            "\x1b[31mred\x1b[0m"
+        );
+        assert_eq!(terminal_safe("\x1b[31mred", false), "\\u{1b}[31mred");
+        assert_eq!(terminal_safe("\x1b[2J", true), "\\u{1b}[2J");
+        assert_eq!(
+            terminal_safe("ok\n::add-mask::x\n  ::error::y\nz::w\n", false),
+            "ok\n:\u{200b}:add-mask::x\n  :\u{200b}:error::y\nz::w\n"
+        );
+        assert_eq!(terminal_safe("tab\tand\nline", false), "tab\tand\nline");
+        assert_eq!(
+            terminal_safe("c1\u{85}\u{2028}", false),
+            "c1\\u{85}\\u{2028}"
+        );
     }
 }
