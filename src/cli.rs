@@ -370,13 +370,7 @@ fn lint(args: LintArgs) -> i32 {
     // With --changed-since, the catalog as it was at REF is the baseline (OLM701–704).
     let _snapshot = match (&args.changed_since, &opts.baseline) {
         (Some(git_ref), None) => {
-            let mut roots: Vec<PathBuf> = opts
-                .only_files
-                .iter()
-                .map(|f| crate::load::walk::catalog_root(f))
-                .collect();
-            roots.sort();
-            roots.dedup();
+            let roots = crate::load::walk::changed_file_roots(&opts.only_files, &opts.paths);
             match roots.as_slice() {
                 [root] => match crate::git::snapshot(git_ref, root) {
                     Ok(snap) => {

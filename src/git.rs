@@ -43,18 +43,24 @@ fn git_text(dir: Option<&Path>, args: &[&str]) -> Result<String, String> {
 /// exist.
 pub fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
     let top = PathBuf::from(git_text(None, &["rev-parse", "--show-toplevel"])?.trim());
-    let mut names: Vec<String> = git_text(
+    // `-z`: names exactly as stored (git quotes names with non-ASCII bytes or tabs in its
+    // line output, and a quoted name would not exist and be dropped silently).
+    let split = |out: Vec<u8>| -> Vec<String> {
+        out.split(|&b| b == 0)
+            .filter(|n| !n.is_empty())
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .collect()
+    };
+    let mut names = split(git(
         None,
-        &["diff", "--name-only", "--diff-filter=ACMRT", git_ref],
-    )?
-    .lines()
-    .map(str::to_string)
-    .collect();
-    names.extend(
-        git_text(None, &["ls-files", "--others", "--exclude-standard"])?
-            .lines()
-            .map(str::to_string),
-    );
+        &["diff", "-z", "--name-only", "--diff-filter=ACMRT", git_ref],
+        None,
+    )?);
+    names.extend(split(git(
+        None,
+        &["ls-files", "-z", "--others", "--exclude-standard"],
+        None,
+    )?));
     let mut files: Vec<PathBuf> = names
         .into_iter()
         .map(|n| top.join(n))

@@ -52,14 +52,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         .filter_map(|f| std::fs::canonicalize(f).ok())
         .collect();
     let paths = if !opts.only_files.is_empty() {
-        let mut roots: Vec<PathBuf> = opts
-            .only_files
-            .iter()
-            .map(|f| load::walk::catalog_root(f))
-            .collect();
-        roots.sort();
-        roots.dedup();
-        roots
+        load::walk::changed_file_roots(&opts.only_files, &opts.paths)
     } else if opts.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {

@@ -59,6 +59,8 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         return;
     }
     let mut bundle_roots: Vec<PathBuf> = Vec::new();
+    let mut operator_roots: Vec<PathBuf> = Vec::new();
+    let mut version_dirs: Vec<PathBuf> = Vec::new();
     let canonical_root = std::fs::canonicalize(root).ok();
     let ignores = std::sync::Arc::new(IndexIgnores {
         root: root.to_path_buf(),
@@ -74,7 +76,9 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         .sort_by_file_path(|a, b| a.cmp(b))
         .filter_entry(move |e| {
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            !filter.ignored(e.path(), is_dir)
+            // Version-control metadata (pack files, hooks) is never catalog content.
+            let vcs = is_dir && matches!(e.file_name().to_str(), Some(".git" | ".hg" | ".svn"));
+            !vcs && !filter.ignored(e.path(), is_dir)
         })
         .build();
     for entry in walker {
@@ -93,9 +97,31 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             continue;
         };
         if ft.is_dir() {
-            if is_bundle_dir(path) {
+            // A bundle directory inside another one (a stray `bundle/` copy next to
+            // `manifests/`) is not content: opm reads `manifests/` and `metadata/` only.
+            let nested = bundle_roots.iter().any(|b| path.starts_with(b));
+            if is_bundle_dir(path) && !nested {
                 bundle_roots.push(path.to_path_buf());
+            } else if !nested && is_operator_dir(path) {
+                operator_roots.push(path.to_path_buf());
             }
+            let in_operator = path
+                .parent()
+                .is_some_and(|p| operator_roots.iter().any(|o| o == p));
+            if in_operator && holds_bundle(path) {
+                version_dirs.push(path.to_path_buf());
+            }
+            continue;
+        }
+        // The files of an operator directory and of its version directories outside the
+        // bundle (`ci.yaml`, `Makefile`, `*.mk`, `release-config.yaml`, `README.md`)
+        // describe how the operator is built and released; they are not catalog content.
+        let in_bundle = bundle_roots.iter().any(|b| path.starts_with(b));
+        if !in_bundle
+            && path.parent().is_some_and(|p| {
+                operator_roots.iter().any(|o| o == p) || version_dirs.iter().any(|v| v == p)
+            })
+        {
             continue;
         }
         // A temporary left by a killed `--fix` or `-o` is not catalog content.
@@ -299,32 +325,124 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
     Some(found.into_iter().map(|(_, p)| p).collect())
 }
 
-/// The catalog a single file belongs to, for PR-scoped linting: its bundle directory; or, in
-/// the FBC layout `<root>/<package>/catalog.yaml`, the directory above the package directory
-/// (recognised by the file declaring a package or bundle of that name); else its directory.
+/// The catalogs changed files belong to, for change-scoped linting (`--only-files`,
+/// `--changed-since`, the pre-commit hooks), decided from paths only, never from file text:
+/// a file under a directory given on the command line belongs to that directory (or to its
+/// `vX.Y` version catalog when it is a directory of per-OpenShift catalogs); otherwise to
+/// [`catalog_root`].
+pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
+    let given: Vec<PathBuf> = given
+        .iter()
+        .filter(|p| p.is_dir())
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let mut roots: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            let abs = std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
+            let under = given
+                .iter()
+                .filter(|r| abs.starts_with(r))
+                .max_by_key(|r| r.components().count());
+            match under {
+                Some(r) => version_catalogs(r)
+                    .and_then(|vs| vs.into_iter().find(|v| abs.starts_with(v)))
+                    .unwrap_or_else(|| r.clone()),
+                None => catalog_root(&abs),
+            }
+        })
+        .collect();
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
+/// The catalog a file belongs to when no directory was given, by the first rule that applies
+/// (README, "Which catalog a changed file belongs to"):
+/// 1. the registry+v1 bundle directory holding it (`metadata/annotations.yaml`);
+/// 2. the nearest enclosing `vMAJOR.MINOR` directory (a per-OpenShift-version catalog);
+/// 3. the nearest enclosing directory holding `.olmlint.yaml`, `.olmlint.yml` or
+///    `.indexignore`;
+/// 4. the nearest enclosing operator directory (`ci.yaml` next to bundle directories);
+/// 5. the top level of the git work tree holding it;
+/// 6. the directory olmlint runs in, when it holds the file; else the file's directory.
 pub fn catalog_root(file: &Path) -> std::path::PathBuf {
     let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
     let dir = abs.parent().unwrap_or(Path::new(".")).to_path_buf();
     if let Some(b) = abs.ancestors().skip(1).take(3).find(|a| is_bundle_dir(a)) {
         return b.to_path_buf();
     }
-    let Some(dir_name) = dir.file_name().and_then(|n| n.to_str()) else {
-        return dir;
+    let is_version = |d: &Path| {
+        d.file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix('v'))
+            .and_then(|n| n.split_once('.'))
+            .is_some_and(|(a, b)| {
+                !a.is_empty()
+                    && !b.is_empty()
+                    && a.bytes().all(|c| c.is_ascii_digit())
+                    && b.bytes().all(|c| c.is_ascii_digit())
+            })
     };
-    let text = std::fs::read_to_string(&abs).unwrap_or_default();
-    let declares = [
-        format!("package: {dir_name}"),
-        format!("name: {dir_name}"),
-        format!("\"package\":\"{dir_name}\""),
-        format!("\"package\": \"{dir_name}\""),
-    ]
-    .iter()
-    .any(|p| {
-        text.lines()
-            .any(|l| l.trim() == p.as_str() || l.contains(p.as_str()) && p.starts_with('"'))
-    });
-    match dir.parent() {
-        Some(parent) if declares => parent.to_path_buf(),
-        _ => dir,
+    // Not above the work tree: a checkout's parent directories are not the user's.
+    let top = dir.ancestors().find(|d| d.join(".git").exists());
+    let within = |d: &&Path| top.is_none_or(|t| d.starts_with(t));
+    if let Some(v) = dir.ancestors().take_while(within).find(|d| is_version(d)) {
+        return v.to_path_buf();
     }
+    let marked = dir.ancestors().take_while(within).find(|d| {
+        crate::config::FILE_NAMES
+            .iter()
+            .chain(std::iter::once(&".indexignore"))
+            .any(|n| d.join(n).is_file())
+    });
+    if let Some(m) = marked {
+        return m.to_path_buf();
+    }
+    if let Some(op) = dir
+        .ancestors()
+        .take_while(within)
+        .find(|d| is_operator_dir(d))
+    {
+        return op.to_path_buf();
+    }
+    if let Some(t) = top {
+        return t.to_path_buf();
+    }
+    // The directory olmlint runs in, when it holds the file; else the file's own.
+    std::env::current_dir()
+        .ok()
+        .and_then(|c| std::fs::canonicalize(c).ok())
+        .filter(|c| abs.starts_with(c))
+        .unwrap_or(dir)
+}
+
+/// An operator directory of the community-operators / certified-operators layout:
+/// `ci.yaml` next to version directories that are registry+v1 bundles
+/// (`operators/<name>/<version>/{manifests,metadata}`).
+/// Also one that holds only `ci.yaml` yet, directly under a directory named `operators`.
+pub fn is_operator_dir(dir: &Path) -> bool {
+    if !dir.join("ci.yaml").is_file() && !dir.join("ci.yml").is_file() {
+        return false;
+    }
+    let under_operators = dir
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "operators");
+    under_operators
+        || std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && holds_bundle(&e.path()))
+        })
+}
+
+/// A version directory: a bundle directory, or one holding a bundle directory (`<version>/bundle/`).
+fn holds_bundle(dir: &Path) -> bool {
+    is_bundle_dir(dir)
+        || std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && is_bundle_dir(&e.path()))
+        })
 }

@@ -211,6 +211,28 @@ fn load_one<'a>(
         .iter()
         .find(|d| d.node.get("kind").and_then(Node::as_str) == Some("ClusterServiceVersion"));
     let Some(ann) = annotations else { return };
+    // Without a CSV there is no bundle name, version or API to model: one finding, not a
+    // nameless bundle that every later check reports again.
+    let Some(_) = csv else {
+        let package = str_at(ann.node, &["annotations", PACKAGE_ANNOTATION]);
+        diags.push(
+            Diagnostic::new(
+                "OLM104",
+                format!(
+                    "bundle directory {} has no ClusterServiceVersion in manifests/: opm and the \
+                     bundle tooling reject a registry+v1 bundle without one",
+                    crate::load::display_path(root)
+                ),
+            )
+            .at(ann.file, ann.node.span)
+            .package(package.map(|p| p.value))
+            .help(
+                "Add the operator's ClusterServiceVersion (`<name>.clusterserviceversion.yaml`, \
+                 kind: ClusterServiceVersion) to the bundle's manifests/ directory.",
+            ),
+        );
+        return;
+    };
     let package = str_at(ann.node, &["annotations", PACKAGE_ANNOTATION]);
     let name = csv.and_then(|c| str_at(c.node, &["metadata", "name"]));
     let version = csv.and_then(|c| str_at(c.node, &["spec", "version"]));
@@ -393,7 +415,6 @@ fn load_one<'a>(
             node: anchor.node,
         });
     }
-    let _ = diags;
     cat.bundles.push(Bundle {
         doc: *anchor,
         package,

@@ -1,0 +1,213 @@
+//! Which catalog a changed file belongs to (`--only-files`, `--changed-since`, pre-commit) is
+//! decided from paths, never from file text; and the operator-directory layout of
+//! community-operators / certified-operators (`operators/<name>/ci.yaml`, version
+//! directories) is read as bundles, not as FBC.
+
+mod common;
+use serde_json::Value;
+use std::path::Path;
+
+const PACKAGE: &str = "schema: olm.package\nname: foo\ndefaultChannel: stable\n";
+const CHANNEL: &str =
+    "schema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.0.0\n";
+const BUNDLE: &str = "schema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage: quay.io/x/foo:v1\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 1.0.0}\n";
+
+/// The split layout of the issue: package, channel and bundle in separate directories.
+fn split_catalog(root: &Path, package_dir: &str) {
+    let p = root.join("catalog").join(package_dir);
+    std::fs::create_dir_all(p.join("bundles")).unwrap();
+    std::fs::create_dir_all(p.join("channels")).unwrap();
+    std::fs::write(p.join("package.yaml"), PACKAGE).unwrap();
+    std::fs::write(p.join("channels/stable.yaml"), CHANNEL).unwrap();
+    std::fs::write(p.join("bundles/foo.v1.0.0.yaml"), BUNDLE).unwrap();
+}
+
+fn only_files(cwd: &Path, files: &[&str]) -> (Vec<Value>, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-f", "json", "--only-files"])
+        .args(files)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    (
+        v["diagnostics"].as_array().unwrap().clone(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_changed_file_belongs_to_the_directory_olmlint_runs_in() {
+    for package_dir in ["foo", "foo-operator"] {
+        let tmp = tempfile::tempdir().unwrap();
+        split_catalog(tmp.path(), package_dir);
+        let file = format!("catalog/{package_dir}/bundles/foo.v1.0.0.yaml");
+        let (d, err) = only_files(tmp.path(), &[&file]);
+        assert!(d.is_empty(), "{package_dir}: {d:#?}\n{err}");
+        assert!(err.contains("1 package(s), 1 bundle(s)"), "{err}");
+    }
+}
+
+#[test]
+fn the_git_top_level_a_marker_file_and_a_version_directory_decide_before_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    split_catalog(&repo, "foo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    // Run from elsewhere: the work tree's top level is the catalog.
+    let file = repo.join("catalog/foo/bundles/foo.v1.0.0.yaml");
+    let (d, err) = only_files(tmp.path(), &[file.to_str().unwrap()]);
+    assert!(d.is_empty(), "{d:#?}\n{err}");
+    // A per-OpenShift-version directory is a catalog of its own: v4.17 is not loaded.
+    let cats = repo.join("catalogs");
+    for v in ["v4.16", "v4.17"] {
+        std::fs::create_dir_all(cats.join(v).join("foo")).unwrap();
+        std::fs::write(
+            cats.join(v).join("foo/catalog.yaml"),
+            format!("{PACKAGE}---\n{CHANNEL}---\n{BUNDLE}"),
+        )
+        .unwrap();
+    }
+    let file = cats.join("v4.16/foo/catalog.yaml");
+    let (d, err) = only_files(tmp.path(), &[file.to_str().unwrap()]);
+    assert!(d.is_empty(), "{d:#?}\n{err}");
+    assert!(err.contains("1 package(s), 1 bundle(s)"), "{err}");
+    // A directory holding .indexignore (or .olmlint.yaml) is a catalog root.
+    let marked = repo.join("other/cat");
+    split_catalog(&marked, "foo");
+    std::fs::write(marked.join(".indexignore"), "README.md\n").unwrap();
+    std::fs::write(marked.join("README.md"), "# not yaml: [\n").unwrap();
+    let file = marked.join("catalog/foo/package.yaml");
+    let (d, err) = only_files(tmp.path(), &[file.to_str().unwrap()]);
+    assert!(d.is_empty(), "{d:#?}\n{err}");
+    assert!(err.contains("3 file(s)"), "{err}");
+}
+
+/// `operators/<name>/` of the community-operators layout.
+fn operator_dir(root: &Path) -> std::path::PathBuf {
+    let op = root.join("operators/example");
+    std::fs::create_dir_all(&op).unwrap();
+    std::fs::write(
+        op.join("ci.yaml"),
+        "updateGraph: replaces-mode\nreviewers: [someone]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        op.join("Makefile"),
+        "catalogs:\n\topm alpha render-template basic\n",
+    )
+    .unwrap();
+    std::fs::write(op.join("release-config.yaml"), "catalog_templates: []\n").unwrap();
+    // 1.0.0 is the bundle; 1.1.0 holds it in bundle/ next to release-config.yaml.
+    let v1 = op.join("1.0.0");
+    std::fs::create_dir_all(&v1).unwrap();
+    let b = common::bundle_dir(&v1, &[]);
+    for p in ["manifests", "metadata"] {
+        std::fs::rename(b.join(p), v1.join(p)).unwrap();
+    }
+    std::fs::remove_dir(&b).unwrap();
+    // A stray copy of the bundle inside the bundle directory is not content.
+    let _ = common::bundle_dir(&v1, &[]);
+    let v2 = op.join("1.1.0");
+    std::fs::create_dir_all(&v2).unwrap();
+    let b2 = common::bundle_dir(&v2, &[]);
+    let csv = b2.join("manifests/example.clusterserviceversion.yaml");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(
+        &csv,
+        text.replace("example.v1.0.0", "example.v1.1.0").replace(
+            "version: 1.0.0",
+            "version: 1.1.0\n  replaces: example.v1.0.0",
+        ),
+    )
+    .unwrap();
+    std::fs::write(v2.join("release-config.yaml"), "catalog_templates: []\n").unwrap();
+    op
+}
+
+#[test]
+fn operator_directories_read_their_bundles_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let op = operator_dir(tmp.path());
+    let d = common::lint_path(&op);
+    let rules: Vec<&str> = d.iter().filter_map(|x| x["rule"].as_str()).collect();
+    assert!(
+        rules
+            .iter()
+            .all(|r| !matches!(*r, "OLM002" | "OLM003" | "OLM106")),
+        "{d:#?}"
+    );
+    // The operator directory is where a changed ci.yaml or bundle file belongs.
+    let (d, err) = only_files(tmp.path(), &[op.join("ci.yaml").to_str().unwrap()]);
+    assert!(d.is_empty(), "{d:#?}\n{err}");
+    assert!(err.contains("2 bundle(s)"), "{err}");
+}
+
+#[test]
+fn a_bundle_directory_without_a_csv_is_one_finding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = common::bundle_dir(tmp.path(), &[]);
+    std::fs::remove_dir_all(b.join("manifests")).unwrap();
+    let d = common::lint_path(&b);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0]["rule"], "OLM104");
+    assert!(d[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no ClusterServiceVersion"));
+}
+
+#[test]
+fn version_control_directories_are_not_walked_and_quoted_names_are_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(repo)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    split_catalog(repo, "foo");
+    git(&["add", "."]);
+    git(&["commit", "-qm", "base"]);
+    // Linting the repository root does not read .git/.
+    let d = common::lint_path(repo);
+    assert!(d.iter().all(|x| !x.to_string().contains(".git/")), "{d:#?}");
+    // A changed file whose name git would quote (non-ASCII) is still linted.
+    std::fs::write(
+        repo.join("catalog/foo/bundles/ü.yaml"),
+        "schema: olm.bundle\npackage: foo\nname: foo.v2.0.0\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args([
+            "lint",
+            "--no-config",
+            "-f",
+            "json",
+            "--changed-since",
+            "HEAD",
+        ])
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["file"].as_str())
+        .collect();
+    assert!(
+        files.iter().any(|f| f.ends_with("ü.yaml")),
+        "{v:#}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
