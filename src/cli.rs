@@ -321,6 +321,25 @@ fn lint(args: LintArgs) -> i32 {
         exiting: false,
     };
     let mut opts = opts;
+    // A path that does not exist is a usage error (exit 2), like `--context /nope`, not a
+    // finding that `--fail-on never` would hide; `--only-files` takes files only.
+    for p in &args.paths {
+        let problem = match std::fs::symlink_metadata(p) {
+            Err(e) => Some(e.to_string()),
+            Ok(m) if args.only_files && m.is_dir() => {
+                Some("is a directory; --only-files takes the changed files".to_string())
+            }
+            Ok(_) => None,
+        };
+        if let Some(problem) = problem {
+            eprintln!(
+                "olmlint: {}: {}",
+                crate::report::terminal_safe(&p.display().to_string(), false),
+                problem
+            );
+            return 2;
+        }
+    }
     if args.only_files {
         opts.only_files = args.paths.clone();
     }

@@ -398,14 +398,36 @@ fn nothing_to_lint_still_writes_outputs_and_sarif() {
     if !bash_available() {
         return;
     }
-    // `--only-files` with no existing file: olmlint stops before writing any report.
+    // `--changed-since` with nothing changed: olmlint stops before writing any report.
     let tmp = tempfile::tempdir().unwrap();
+    for args in [
+        &["init", "-q"][..],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "base",
+        ][..],
+    ] {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(tmp.path())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "git {args:?}");
+    }
     let sarif = tmp.path().join("empty.sarif");
     let run = action(
         None,
         &[
-            ("INPUT_PATHS", "no/such/catalog.yaml"),
-            ("INPUT_ARGS", "--only-files"),
+            ("INPUT_PATHS", "."),
+            ("INPUT_ARGS", "--changed-since HEAD"),
             ("INPUT_SARIF_FILE", sarif.to_str().unwrap()),
         ],
         tmp.path(),

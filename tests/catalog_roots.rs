@@ -211,3 +211,25 @@ fn version_control_directories_are_not_walked_and_quoted_names_are_kept() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn missing_paths_and_directories_given_as_changed_files_are_usage_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["lint", "--no-config", "--fail-on", "never"])
+            .args(args)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["nope"][..],
+        &["--only-files", "nope.yaml"][..],
+        &["--only-files", "."][..],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(!out.stderr.is_empty(), "{args:?}");
+    }
+}

@@ -294,9 +294,10 @@ fn output_file_and_exit_codes() {
         Some(0)
     );
     assert_eq!(olmlint(&["lint", "--bogus"]).status.code(), Some(2));
+    // A missing path is a usage error, not a finding `--fail-on never` could hide.
     assert_eq!(
         olmlint(&["lint", "no/such/path", "-q"]).status.code(),
-        Some(1)
+        Some(2)
     );
     assert_eq!(olmlint(&["explain", "OLM999"]).status.code(), Some(2));
 }
