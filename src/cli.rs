@@ -332,11 +332,7 @@ fn lint(args: LintArgs) -> i32 {
             Ok(_) => None,
         };
         if let Some(problem) = problem {
-            eprintln!(
-                "olmlint: {}: {}",
-                crate::report::terminal_safe(&p.display().to_string(), false),
-                problem
-            );
+            say(&format!("{}: {problem}", p.display()));
             return 2;
         }
     }
@@ -431,7 +427,7 @@ fn lint(args: LintArgs) -> i32 {
         }) {
             Ok(o) => o,
             Err(e) => {
-                eprintln!("olmlint: {}", crate::report::terminal_safe(&e, false));
+                say(&e);
                 return 2;
             }
         }
@@ -556,7 +552,7 @@ fn fix_in_place(
     let mut touched = std::collections::BTreeSet::new();
     for pass in 0.. {
         let outcome = crate::lint::run(opts).map_err(|e| {
-            eprintln!("olmlint: {e}");
+            say(&e);
             2
         })?;
         let changes = crate::fix::plan(&outcome.diags, &outcome.files, mode);
@@ -571,7 +567,7 @@ fn fix_in_place(
             }
             return Ok(outcome);
         }
-        let problems = crate::fix::write(&changes, &opts.paths);
+        let problems = crate::fix::write(&changes, &outcome.roots);
         for c in &changes {
             if problems
                 .iter()
@@ -584,14 +580,20 @@ fn fix_in_place(
                 fixed += 1;
                 if !quiet {
                     eprintln!(
-                        "fixed {}:{}:{}: {} {}",
-                        c.display, a.line, a.column, a.rule, a.description
+                        "{}",
+                        crate::report::terminal_safe(
+                            &format!(
+                                "fixed {}:{}:{}: {} {}",
+                                c.display, a.line, a.column, a.rule, a.description
+                            ),
+                            false
+                        )
                     );
                 }
             }
         }
         for p in &problems {
-            eprintln!("olmlint: {}", crate::report::terminal_safe(p, false));
+            say(p);
         }
         if !problems.is_empty() {
             return Err(2);
@@ -600,13 +602,18 @@ fn fix_in_place(
     Err(2)
 }
 
+/// An error line on stderr; it may quote catalog text or names a pull request chose.
+fn say(message: &str) {
+    eprintln!("olmlint: {}", crate::report::terminal_safe(message, false));
+}
+
 /// `--diff`: print what `--fix` would change as a unified diff; exit 1 when it would change
 /// something. Shows one pass: fixes uncovered by other fixes appear after `--fix`.
 fn show_diff(opts: &crate::lint::Options, mode: crate::fix::Mode, quiet: bool) -> i32 {
     let outcome = match crate::lint::run(opts) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("olmlint: {e}");
+            say(&e);
             return 2;
         }
     };

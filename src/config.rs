@@ -131,9 +131,7 @@ impl Config {
     ) -> Option<PathBuf> {
         let joined = self.base.join(value);
         let base = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
-        let boundary = base
-            .ancestors()
-            .find(|d| d.join(".git").exists())
+        let boundary = crate::git::work_tree_top(&base)
             .unwrap_or(&base)
             .to_path_buf();
         // A path that does not exist yet is judged lexically (its error comes later).
@@ -154,7 +152,7 @@ impl Config {
                 "Paths in .olmlint.yaml must stay inside the repository that holds it, because a \
                  pull request can change the file. Give a path outside it on the command line \
                  instead (`--{}`).",
-                if key == "context" { "context" } else { key }
+                key
             )),
         );
         None

@@ -86,14 +86,13 @@ pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileC
             taken_sets.push(edits);
             sets.push((edits, vec![d]));
         }
-        let file_ref = files.get(file);
-        let Some(loaded) = file_ref else { continue };
         // All together if the result is exactly what was meant; else one by one (each check
         // is a parse, so at most VERIFY_SINGLY of them; the rest wait for the next pass).
+        let original = Original::parse(text);
         let all: Vec<&Edit> = sets.iter().flat_map(|(e, _)| e.iter()).collect();
         let mut kept: Vec<usize> = Vec::new();
         let mut after = apply(text, &all);
-        if verify(loaded, &after, &all) {
+        if original.verify(&after, &all) {
             kept = (0..sets.len()).collect();
         } else {
             let mut edits: Vec<&Edit> = Vec::new();
@@ -101,7 +100,7 @@ pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileC
                 let mut trial = edits.clone();
                 trial.extend(set.iter());
                 let candidate = apply(text, &trial);
-                if verify(loaded, &candidate, &trial) {
+                if original.verify(&candidate, &trial) {
                     edits = trial;
                     kept.push(i);
                 }
@@ -166,39 +165,15 @@ pub fn content_end(text: &str, node: &crate::load::tree::Node) -> usize {
     }
 }
 
-/// Where the text of `node` starts: a block scalar's span starts at its content, its
-/// `|`/`>` header is on the line above; replacing the scalar replaces the header too.
+/// Where the text of `node` starts: a block scalar's span may start at its content, its
+/// `|`/`>` header being on the line above; replacing the scalar replaces the header too.
 pub fn content_start(text: &str, node: &crate::load::tree::Node) -> usize {
     use crate::load::tree::Style;
     let start = node.span.start();
     if !matches!(node.style, Style::Literal | Style::Folded) {
         return start;
     }
-    let before = text.get(..start).unwrap_or("");
-    let header_end = before.trim_end().len();
-    let line_start = before
-        .get(..header_end)
-        .and_then(|h| h.rfind('\n'))
-        .map_or(0, |i| i + 1);
-    let header = before.get(line_start..header_end).unwrap_or("");
-    // The last `|` or `>` followed only by indicators, blanks and a comment.
-    header
-        .char_indices()
-        .rev()
-        .find(|&(i, c)| {
-            (c == '|' || c == '>')
-                && header.get(i + 1..).is_some_and(|rest| {
-                    let rest = rest.trim_start_matches([
-                        '-', '+', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
-                    ]);
-                    let rest = rest.trim_start();
-                    rest.is_empty() || rest.starts_with('#')
-                })
-                && header
-                    .get(..i)
-                    .is_some_and(|pre| pre.ends_with([' ', '\t', ':', '-']) || pre.is_empty())
-        })
-        .map_or(start, |(i, _)| line_start + i)
+    crate::load::scalar::block_indicator(text, start).unwrap_or(start)
 }
 
 /// Fixes of one file checked one at a time when checking them together failed.
@@ -223,53 +198,97 @@ fn apply(text: &str, edits: &[&Edit]) -> String {
     after
 }
 
-/// Whether `after` (the loaded file's text with `edits` applied) reads as exactly the
-/// intended change: the same documents, every value and key outside the edited nodes equal
-/// (anchors, aliases, tags, block scalars and comments around an edit cannot be disturbed
-/// unnoticed), a renamed key carrying its new name, a quoted scalar its old text, a rewritten
-/// scalar its new value, and no syntax problem that the file did not have.
-fn verify(file: &LoadedFile, after: &str, edits: &[&Edit]) -> bool {
-    use crate::load::{parse_text_everything, Limits};
-    let limits = Limits::default();
-    let before = parse_text_everything(&file.source.text, &limits);
-    let now = parse_text_everything(after, &limits);
-    let messages = |f: &LoadedFile| {
-        let mut m: Vec<String> = f.problems.iter().map(|p| p.message.clone()).collect();
-        m.sort();
-        m
-    };
-    let (old_problems, new_problems) = (messages(&before), messages(&now));
-    if new_problems.iter().any(|m| !old_problems.contains(m)) || before.docs.len() != now.docs.len()
-    {
-        return false;
+/// A file as it was before fixing, parsed once in full (the loaded tree of a catalog file
+/// leaves parts of CSV metadata unbuilt), to check edits against.
+struct Original<'t> {
+    text: &'t str,
+    parsed: LoadedFile,
+    problems: std::collections::HashSet<String>,
+}
+
+impl<'t> Original<'t> {
+    fn parse(text: &'t str) -> Self {
+        let parsed = crate::load::parse_text_everything(text, &crate::load::Limits::default());
+        let problems = parsed.problems.iter().map(|p| p.message.clone()).collect();
+        Original {
+            text,
+            parsed,
+            problems,
+        }
     }
-    let text = file.source.text.as_str();
-    before
-        .docs
-        .iter()
-        .zip(&now.docs)
-        .all(|(b, a)| match (&b.root, &a.root) {
-            (Some(b), Some(a)) => same_but_edited(text, b, a, edits),
-            (None, None) => true,
-            _ => false,
-        })
+
+    /// Whether `after` (this text with `edits` applied) reads as exactly the intended
+    /// change: the same documents, every value and key outside the edited nodes equal
+    /// (anchors, aliases, tags, block scalars and comments around an edit cannot be
+    /// disturbed unnoticed), a renamed key carrying its new name, a quoted scalar its old
+    /// text, a rewritten scalar its new value, and no syntax problem the file did not have.
+    fn verify(&self, after: &str, edits: &[&Edit]) -> bool {
+        let now = crate::load::parse_text_everything(after, &crate::load::Limits::default());
+        if now
+            .problems
+            .iter()
+            .any(|p| !self.problems.contains(&p.message))
+            || self.parsed.docs.len() != now.docs.len()
+        {
+            return false;
+        }
+        let mut sorted = edits.to_vec();
+        sorted.sort_by_key(|e| e.span.start);
+        let edits = Edits(sorted);
+        self.parsed
+            .docs
+            .iter()
+            .zip(&now.docs)
+            .all(|(b, a)| match (&b.root, &a.root) {
+                (Some(b), Some(a)) => same_but_edited(self.text, b, a, &edits),
+                (None, None) => true,
+                _ => false,
+            })
+    }
+}
+
+/// Edits sorted by where they start.
+struct Edits<'e>(Vec<&'e Edit>);
+
+impl<'e> Edits<'e> {
+    /// The edits starting at `start`.
+    fn at(&self, start: usize) -> impl Iterator<Item = &'e Edit> + '_ {
+        let i = self.0.partition_point(|e| e.span.start() < start);
+        self.0
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .take_while(move |e| e.span.start() == start)
+    }
+
+    /// Whether an edit starts in `lo..hi`.
+    fn any_in(&self, lo: usize, hi: usize) -> bool {
+        let i = self.0.partition_point(|e| e.span.start() < lo);
+        self.0.get(i).is_some_and(|e| e.span.start() < hi)
+    }
 }
 
 fn same_but_edited(
     text: &str,
     b: &crate::load::tree::Node,
     a: &crate::load::tree::Node,
-    edits: &[&Edit],
+    edits: &Edits<'_>,
 ) -> bool {
     use crate::load::tree::Value as V;
+    let start = content_start(text, b);
+    // Most nodes hold no edit: compare them whole.
+    if !edits.any_in(start.min(b.span.start()), b.span.end().max(start + 1)) {
+        return b.same_as_written(a);
+    }
     let first_key = match &b.value {
         V::Map(es) => es.first().map(|e| e.key_span),
         _ => None,
     };
-    let target = edits.iter().find(|e| {
-        (e.span.start == b.span.start || e.span.start() == content_start(text, b))
-            && Some(e.span) != first_key
-    });
+    let target = edits
+        .at(b.span.start())
+        .chain(edits.at(start).filter(|_| start != b.span.start()))
+        .find(|e| Some(e.span) != first_key);
     if let Some(e) = target {
         return match &e.replacement {
             Replacement::Quoted => {
@@ -288,7 +307,10 @@ fn same_but_edited(
         (V::Map(bs), V::Map(as_)) => {
             bs.len() == as_.len()
                 && bs.iter().zip(as_).all(|(be, ae)| {
-                    let key_ok = match edits.iter().find(|e| e.span == be.key_span) {
+                    let renamed = edits
+                        .at(be.key_span.start())
+                        .find(|e| e.span == be.key_span);
+                    let key_ok = match renamed {
                         Some(e) => match &e.replacement {
                             Replacement::Renamed(name) => ae.key.as_ref() == name.as_str(),
                             _ => false,
@@ -362,20 +384,21 @@ pub fn write(changes: &[FileChange], roots: &[std::path::PathBuf]) -> Vec<String
         .collect();
     let mut problems = Vec::new();
     for c in changes {
-        let real = std::fs::canonicalize(&c.path).ok();
-        if !real
-            .as_ref()
-            .is_some_and(|p| roots.iter().any(|r| p.starts_with(r)))
-        {
+        // Read and write the path that was checked, so a link swapped in between cannot
+        // redirect the write.
+        let Some(real) = std::fs::canonicalize(&c.path)
+            .ok()
+            .filter(|p| roots.iter().any(|r| p.starts_with(r)))
+        else {
             problems.push(format!(
                 "{}: resolves outside the linted paths; not fixed",
                 c.display
             ));
             continue;
-        }
-        match crate::io::read_regular(&c.path, u64::MAX) {
+        };
+        match crate::io::read_regular(&real, u64::MAX) {
             Ok(bytes) if bytes == c.before.as_bytes() => {
-                if let Err(e) = crate::io::write_atomic(&c.path, c.after.as_bytes()) {
+                if let Err(e) = crate::io::write_atomic(&real, c.after.as_bytes()) {
                     problems.push(format!("{}: cannot write: {e}", c.display));
                 }
             }

@@ -39,33 +39,50 @@ fn git_text(dir: Option<&Path>, args: &[&str]) -> Result<String, String> {
     git(dir, args, None).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
+/// The top level of the git work tree holding `dir` (the nearest ancestor with `.git`),
+/// found without running git.
+pub fn work_tree_top(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|d| d.join(".git").exists())
+}
+
+/// A path as git stores it (bytes; not necessarily UTF-8 on Unix).
+fn name_path(bytes: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    }
+    #[cfg(not(unix))]
+    {
+        PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
 /// Files changed since `git_ref` (committed, staged, unstaged and untracked), as paths that
 /// exist.
 pub fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
     let top = PathBuf::from(git_text(None, &["rev-parse", "--show-toplevel"])?.trim());
     // `-z`: names exactly as stored (git quotes names with non-ASCII bytes or tabs in its
     // line output, and a quoted name would not exist and be dropped silently).
-    let split = |out: Vec<u8>| -> Vec<String> {
+    let split = |out: Vec<u8>| -> Vec<PathBuf> {
         out.split(|&b| b == 0)
             .filter(|n| !n.is_empty())
-            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .map(|n| top.join(name_path(n)))
             .collect()
     };
-    let mut names = split(git(
-        None,
+    // Both from the top level: `ls-files` lists paths relative to the directory it runs in
+    // (and only below it), and `diff.relative` would do the same to `diff`.
+    let mut files = split(git(
+        Some(&top),
         &["diff", "-z", "--name-only", "--diff-filter=ACMRT", git_ref],
         None,
     )?);
-    names.extend(split(git(
-        None,
+    files.extend(split(git(
+        Some(&top),
         &["ls-files", "-z", "--others", "--exclude-standard"],
         None,
     )?));
-    let mut files: Vec<PathBuf> = names
-        .into_iter()
-        .map(|n| top.join(n))
-        .filter(|p| p.is_file())
-        .collect();
+    files.retain(|p| p.is_file());
     files.sort();
     files.dedup();
     Ok(files)

@@ -79,23 +79,27 @@ pub fn open_regular(path: &Path) -> std::io::Result<(std::fs::File, std::fs::Met
 /// grows past the limit while read) is an error, a FIFO or device is never opened for a
 /// blocking read.
 pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read as _;
     let (file, meta) = open_regular(path)?;
-    let too_large = || {
+    let bytes = if meta.len() > limit {
+        None
+    } else {
+        read_bounded(file, meta.len(), limit)?
+    };
+    bytes.ok_or_else(|| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("larger than the {limit}-byte limit; not read"),
         )
-    };
-    if meta.len() > limit {
-        return Err(too_large());
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    })
+}
+
+/// The rest of `file` (whose size was `len` when it was checked), or `None` when it holds
+/// more than `limit` bytes: the limit holds while reading, whatever the size said.
+pub fn read_bounded(file: std::fs::File, len: u64, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        return Err(too_large());
-    }
-    Ok(bytes)
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@ pub struct Outcome {
     pub summary: Summary,
     /// What the run decided that the user should know (printed with the summary).
     pub notes: Vec<String>,
+    /// The catalogs linted (not context or baseline): where `--fix` may write.
+    pub roots: Vec<PathBuf>,
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, String> {
@@ -369,6 +371,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     crate::report::sort(&mut diags, &files);
     summary.count(&diags);
     Ok(Outcome {
+        roots: paths,
         notes,
         files,
         diags,

@@ -14,26 +14,18 @@ const BUNDLE: &str = "schema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage:
 
 /// The split layout of the issue: package, channel and bundle in separate directories.
 fn split_catalog(root: &Path, package_dir: &str) {
-    let p = root.join("catalog").join(package_dir);
-    std::fs::create_dir_all(p.join("bundles")).unwrap();
-    std::fs::create_dir_all(p.join("channels")).unwrap();
-    std::fs::write(p.join("package.yaml"), PACKAGE).unwrap();
-    std::fs::write(p.join("channels/stable.yaml"), CHANNEL).unwrap();
-    std::fs::write(p.join("bundles/foo.v1.0.0.yaml"), BUNDLE).unwrap();
+    common::write_files(
+        &root.join("catalog").join(package_dir),
+        &[
+            ("package.yaml", PACKAGE),
+            ("channels/stable.yaml", CHANNEL),
+            ("bundles/foo.v1.0.0.yaml", BUNDLE),
+        ],
+    );
 }
 
 fn only_files(cwd: &Path, files: &[&str]) -> (Vec<Value>, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "-f", "json", "--only-files"])
-        .args(files)
-        .current_dir(cwd)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    (
-        v["diagnostics"].as_array().unwrap().clone(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    common::lint_json(Some(cwd), &[&["--only-files"][..], files].concat())
 }
 
 #[test]
@@ -86,18 +78,17 @@ fn the_git_top_level_a_marker_file_and_a_version_directory_decide_before_it() {
 /// `operators/<name>/` of the community-operators layout.
 fn operator_dir(root: &Path) -> std::path::PathBuf {
     let op = root.join("operators/example");
-    std::fs::create_dir_all(&op).unwrap();
-    std::fs::write(
-        op.join("ci.yaml"),
-        "updateGraph: replaces-mode\nreviewers: [someone]\n",
-    )
-    .unwrap();
-    std::fs::write(
-        op.join("Makefile"),
-        "catalogs:\n\topm alpha render-template basic\n",
-    )
-    .unwrap();
-    std::fs::write(op.join("release-config.yaml"), "catalog_templates: []\n").unwrap();
+    common::write_files(
+        &op,
+        &[
+            (
+                "ci.yaml",
+                "updateGraph: replaces-mode\nreviewers: [someone]\n",
+            ),
+            ("Makefile", "catalogs:\n\topm alpha render-template basic\n"),
+            ("release-config.yaml", "catalog_templates: []\n"),
+        ],
+    );
     // 1.0.0 is the bundle; 1.1.0 holds it in bundle/ next to release-config.yaml.
     let v1 = op.join("1.0.0");
     std::fs::create_dir_all(&v1).unwrap();
@@ -151,32 +142,17 @@ fn a_bundle_directory_without_a_csv_is_one_finding() {
     let d = common::lint_path(&b);
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0]["rule"], "OLM104");
-    assert!(d[0]["message"]
-        .as_str()
-        .unwrap()
-        .contains("no ClusterServiceVersion"));
+    assert!(common::message(&d[0]).contains("no ClusterServiceVersion"));
 }
 
 #[test]
 fn version_control_directories_are_not_walked_and_quoted_names_are_kept() {
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path();
-    let git = |args: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(repo)
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@example.com")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@example.com")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}");
-    };
-    git(&["init", "-q"]);
+    common::git(repo, &["init", "-q"], None);
     split_catalog(repo, "foo");
-    git(&["add", "."]);
-    git(&["commit", "-qm", "base"]);
+    common::git(repo, &["add", "."], None);
+    common::git(repo, &["commit", "-qm", "base"], None);
     // Linting the repository root does not read .git/.
     let d = common::lint_path(repo);
     assert!(d.iter().all(|x| !x.to_string().contains(".git/")), "{d:#?}");
@@ -186,42 +162,19 @@ fn version_control_directories_are_not_walked_and_quoted_names_are_kept() {
         "schema: olm.bundle\npackage: foo\nname: foo.v2.0.0\n",
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args([
-            "lint",
-            "--no-config",
-            "-f",
-            "json",
-            "--changed-since",
-            "HEAD",
-        ])
-        .current_dir(repo)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let files: Vec<&str> = v["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|x| x["file"].as_str())
-        .collect();
-    assert!(
-        files.iter().any(|f| f.ends_with("ü.yaml")),
-        "{v:#}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (d, err) = common::lint_json(Some(repo), &["--changed-since", "HEAD"]);
+    let files: Vec<&str> = d.iter().filter_map(|x| x["file"].as_str()).collect();
+    assert!(files.iter().any(|f| f.ends_with("ü.yaml")), "{d:#?}\n{err}");
 }
 
 #[test]
 fn missing_paths_and_directories_given_as_changed_files_are_usage_errors() {
     let tmp = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-            .args(["lint", "--no-config", "--fail-on", "never"])
-            .args(args)
-            .current_dir(tmp.path())
-            .output()
-            .unwrap()
+        common::olmlint(
+            Some(tmp.path()),
+            [&["lint", "--no-config", "--fail-on", "never"][..], args].concat(),
+        )
     };
     for args in [
         &["nope"][..],

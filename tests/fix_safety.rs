@@ -91,3 +91,25 @@ fn rewrites_that_would_lose_anchors_or_tags_are_not_applied() {
         "{after}"
     );
 }
+
+/// `olmlint lint --fix` with no path lints and fixes the working directory (README).
+#[test]
+fn fix_without_a_path_writes_in_the_working_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("catalog.yaml");
+    let text = format!(
+        "{HEAD}  - type: olm.package.required\n    value: {{packageName: bar, versionRange: ^1.0}}\n"
+    );
+    std::fs::write(&f, &text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "--fix"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let after = std::fs::read_to_string(&f).unwrap();
+    assert!(
+        after.contains("versionRange: \">=1.0.0 <2.0.0\""),
+        "{after}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -4,29 +4,39 @@
 
 #![cfg(unix)]
 
-use serde_json::Value;
+mod common;
 
-fn lint(dir: &std::path::Path) -> (Vec<Value>, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "-f", "json"])
-        .arg(dir)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let v: Value = serde_json::from_str(&text).unwrap();
-    (v["diagnostics"].as_array().unwrap().clone(), text)
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The diagnostics of `olmlint lint --no-config -f json` on `dir`, and the whole of stdout.
+fn lint(dir: &Path) -> (Vec<Value>, String) {
+    let out = common::olmlint(
+        None,
+        ["lint", "--no-config", "-f", "json", dir.to_str().unwrap()],
+    );
+    (
+        common::diagnostics(&out),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 const CATALOG: &str = "schema: olm.package\nname: foo\ndefaultChannel: stable\n";
+
+/// `catalog/` under `tmp`, holding package.yaml (`CATALOG`).
+fn catalog(tmp: &Path) -> PathBuf {
+    let cat = tmp.join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    cat
+}
 
 #[test]
 fn symlinks_out_of_the_catalog_are_not_read() {
     let tmp = tempfile::tempdir().unwrap();
     let secret = tmp.path().join("secret.yaml");
     std::fs::write(&secret, "token: s3cr3t-value-that-must-not-leak\n").unwrap();
-    let cat = tmp.path().join("catalog");
-    std::fs::create_dir_all(&cat).unwrap();
-    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    let cat = catalog(tmp.path());
     std::os::unix::fs::symlink(&secret, cat.join("x.yaml")).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", cat.join("passwd.yaml")).unwrap();
     let (d, text) = lint(&cat);
@@ -35,10 +45,7 @@ fn symlinks_out_of_the_catalog_are_not_read() {
     let links: Vec<&Value> = d
         .iter()
         .filter(|x| {
-            x["message"]
-                .as_str()
-                .unwrap()
-                .contains("symbolic link to a target outside the catalog; not read")
+            common::message(x).contains("symbolic link to a target outside the catalog; not read")
         })
         .collect();
     assert_eq!(links.len(), 2, "{d:#?}");
@@ -59,15 +66,10 @@ fn symlinks_inside_the_catalog_are_read() {
 #[test]
 fn special_files_are_not_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
-    std::fs::create_dir_all(&cat).unwrap();
-    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    let cat = catalog(tmp.path());
     // A link to a device inside... /dev is outside the catalog; a FIFO inside is not a file.
     std::os::unix::fs::symlink("/dev/zero", cat.join("zero.yaml")).unwrap();
-    let fifo = cat.join("fifo.yaml");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: mkfifo on a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    common::mkfifo(&cat.join("fifo.yaml"));
     let (d, _) = lint(&cat);
     assert!(d.iter().all(|x| x["rule"] != "OLM003"), "{d:#?}");
 }
@@ -75,10 +77,7 @@ fn special_files_are_not_read() {
 #[test]
 fn timeouts_that_are_not_numbers_of_seconds_are_usage_errors() {
     for t in ["nan", "inf", "1e300", "x"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-            .args(["lint", "--no-config", "-q", "--timeout", t, "."])
-            .output()
-            .unwrap();
+        let out = common::olmlint(None, ["lint", "--no-config", "-q", "--timeout", t, "."]);
         assert_eq!(out.status.code(), Some(2), "{t}");
         assert!(
             String::from_utf8_lossy(&out.stderr).contains("--timeout"),
@@ -90,38 +89,11 @@ fn timeouts_that_are_not_numbers_of_seconds_are_usage_errors() {
 #[test]
 fn a_temporary_left_by_a_killed_fix_is_not_catalog_content() {
     let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
-    std::fs::create_dir_all(&cat).unwrap();
-    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    let cat = catalog(tmp.path());
     // What a fix killed at the rename leaves: a full copy of a catalog file.
     std::fs::write(cat.join(".olmlint-x1Y2z3.tmp"), CATALOG).unwrap();
     let (d, _) = lint(&cat);
     assert!(d.iter().all(|x| x["rule"] != "OLM101"), "{d:#?}");
-}
-
-/// `git` in `dir`, returning trimmed stdout.
-fn git(dir: &std::path::Path, args: &[&str], input: Option<&str>) -> String {
-    use std::io::Write;
-    let mut child = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.unwrap_or("").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 #[test]
@@ -131,37 +103,37 @@ fn changed_since_never_writes_outside_its_snapshot() {
     let private_tmp = tmp.path().join("tmp");
     std::fs::create_dir_all(repo.join("catalog")).unwrap();
     std::fs::create_dir_all(&private_tmp).unwrap();
-    git(&repo, &["init", "-q"], None);
+    common::git(&repo, &["init", "-q"], None);
     // A crafted commit: catalog/../../escaped.yaml, which `git mktree` accepts.
-    let blob = git(
+    let blob = common::git(
         &repo,
         &["hash-object", "-w", "--stdin"],
         Some("pwned: true\n"),
     );
-    let pkg = git(&repo, &["hash-object", "-w", "--stdin"], Some(CATALOG));
-    let inner = git(
+    let pkg = common::git(&repo, &["hash-object", "-w", "--stdin"], Some(CATALOG));
+    let inner = common::git(
         &repo,
         &["mktree"],
         Some(&format!("100644 blob {blob}\tescaped.yaml\n")),
     );
-    let up = git(
+    let up = common::git(
         &repo,
         &["mktree"],
         Some(&format!("040000 tree {inner}\t..\n")),
     );
-    let cat = git(
+    let cat = common::git(
         &repo,
         &["mktree"],
         Some(&format!(
             "040000 tree {up}\t..\n100644 blob {pkg}\tpackage.yaml\n"
         )),
     );
-    let root = git(
+    let root = common::git(
         &repo,
         &["mktree"],
         Some(&format!("040000 tree {cat}\tcatalog\n")),
     );
-    let commit = git(&repo, &["commit-tree", &root, "-m", "evil"], None);
+    let commit = common::git(&repo, &["commit-tree", &root, "-m", "evil"], None);
     std::fs::write(
         repo.join("catalog/package.yaml"),
         CATALOG.replace("stable", "fast"),
@@ -192,15 +164,11 @@ fn changed_since_never_writes_outside_its_snapshot() {
 #[test]
 fn indexignore_files_that_are_not_plain_files_are_reported_not_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
+    let cat = catalog(tmp.path());
     std::fs::create_dir_all(cat.join("a")).unwrap();
     std::fs::create_dir_all(cat.join("b")).unwrap();
-    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
     // A FIFO would block a reader forever; /dev/zero would fill memory.
-    let fifo = cat.join("a/.indexignore");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: mkfifo on a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    common::mkfifo(&cat.join("a/.indexignore"));
     std::os::unix::fs::symlink("/dev/zero", cat.join("b/.indexignore")).unwrap();
     // A plain one still applies.
     std::fs::create_dir_all(cat.join("c")).unwrap();
@@ -222,29 +190,23 @@ fn indexignore_files_that_are_not_plain_files_are_reported_not_read() {
 #[test]
 fn config_paths_cannot_leave_the_repository() {
     let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
-    std::fs::create_dir_all(&cat).unwrap();
+    let cat = catalog(tmp.path());
     std::fs::create_dir_all(tmp.path().join(".git")).unwrap();
-    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
     std::fs::write(
         tmp.path().join(".olmlint.yaml"),
         "context: [/proc]\ncluster-properties: /dev/zero\n",
     )
     .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "-f", "json"])
-        .arg(&cat)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let msgs: Vec<&str> = v["diagnostics"]
-        .as_array()
-        .unwrap()
+    let d = common::diagnostics(&common::olmlint(
+        None,
+        ["lint", "-f", "json", cat.to_str().unwrap()],
+    ));
+    let msgs: Vec<&str> = d
         .iter()
         .filter(|x| x["rule"] == "OLM011")
         .filter_map(|x| x["message"].as_str())
         .collect();
-    assert_eq!(msgs.len(), 2, "{v:#}");
+    assert_eq!(msgs.len(), 2, "{d:#?}");
     assert!(
         msgs.iter().all(|m| m.contains("outside the repository")),
         "{msgs:?}"
@@ -254,24 +216,25 @@ fn config_paths_cannot_leave_the_repository() {
 #[test]
 fn a_huge_or_special_config_is_not_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
-    std::fs::create_dir_all(&cat).unwrap();
-    std::fs::write(cat.join("package.yaml"), CATALOG).unwrap();
+    let cat = catalog(tmp.path());
     // Sparse: 4 GB on paper, nothing on disk.
     let f = std::fs::File::create(tmp.path().join(".olmlint.yaml")).unwrap();
     f.set_len(4 << 30).unwrap();
-    let run = |config: &std::path::Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-            .args(["lint", "--config"])
-            .arg(config)
-            .arg(&cat)
-            .output()
-            .unwrap()
+    let run = |config: &Path| {
+        common::olmlint(
+            None,
+            [
+                "lint",
+                "--config",
+                config.to_str().unwrap(),
+                cat.to_str().unwrap(),
+            ],
+        )
     };
     let out = run(&tmp.path().join(".olmlint.yaml"));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("limit"));
-    let out = run(std::path::Path::new("/dev/zero"));
+    let out = run(Path::new("/dev/zero"));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
 }
@@ -283,11 +246,18 @@ fn a_named_file_that_links_out_of_its_directory_is_not_read() {
     let cat = tmp.path().join("catalog");
     std::fs::create_dir_all(&cat).unwrap();
     std::os::unix::fs::symlink("../secret.yaml", cat.join("link.yaml")).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "--fix", "-f", "json"])
-        .arg(cat.join("link.yaml"))
-        .output()
-        .unwrap();
+    let link = cat.join("link.yaml");
+    let out = common::olmlint(
+        None,
+        [
+            "lint",
+            "--no-config",
+            "--fix",
+            "-f",
+            "json",
+            link.to_str().unwrap(),
+        ],
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("s3cr3t"), "{text}");
     assert!(text.contains("outside its directory"), "{text}");
@@ -308,11 +278,18 @@ fn catalog_text_cannot_inject_terminal_or_workflow_commands() {
     )
     .unwrap();
     for format in ["human", "github"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-            .args(["lint", "--no-config", "--color", "never", "-f", format])
-            .arg(&cat)
-            .output()
-            .unwrap();
+        let out = common::olmlint(
+            None,
+            [
+                "lint",
+                "--no-config",
+                "--color",
+                "never",
+                "-f",
+                format,
+                cat.to_str().unwrap(),
+            ],
+        );
         for stream in [&out.stdout, &out.stderr] {
             let text = String::from_utf8_lossy(stream);
             assert!(

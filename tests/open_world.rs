@@ -2,20 +2,13 @@
 //! OLM507) versus in-catalog problems (OLM503/OLM501), `--closed-world`, `--context`, likely
 //! typos, one finding per root cause, and per-version catalogs.
 
+mod common;
+
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn lint(args: &[&str]) -> (Vec<Value>, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "--no-config", "-f", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    (
-        v["diagnostics"].as_array().unwrap().clone(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
+    common::lint_json(None, args)
 }
 
 fn rules(d: &[Value]) -> Vec<String> {
@@ -41,20 +34,32 @@ fn catalog(dir: &Path, dep: &str, extra: &str) {
     std::fs::write(dir.join("catalog.yaml"), text).unwrap();
 }
 
+/// `catalog/` (see `catalog`) in a new temporary directory, returned with it: keep the
+/// `TempDir` alive while the catalog is used.
+fn temp_catalog(dep: &str, extra: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    catalog(&cat, dep, extra);
+    (tmp, cat)
+}
+
+/// An `olm.package.required` property: `package` in `range`.
+fn requires(package: &str, range: &str) -> String {
+    format!("  - type: olm.package.required\n    value: {{packageName: {package}, versionRange: '{range}'}}\n")
+}
+
 const CERT_MANAGER: &str = "  - type: olm.package.required\n    value: {packageName: cert-manager, versionRange: '>=1.12.0'}\n";
 
 const BAR: &str = "---\nschema: olm.package\nname: bar\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: bar\nname: stable\nentries:\n  - name: bar.v1.0.0\n---\nschema: olm.bundle\npackage: bar\nname: bar.v1.0.0\nimage: quay.io/x/bar:v1\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 1.0.0}\n";
 
 #[test]
 fn a_dependency_absent_everywhere_is_one_warning_per_package() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
-    catalog(&cat, CERT_MANAGER, "");
+    let (_tmp, cat) = temp_catalog(CERT_MANAGER, "");
     let (d, _) = lint(&[cat.to_str().unwrap()]);
     assert_eq!(rules(&d), vec!["OLM507"], "{d:#?}");
     let f = &d[0];
     assert_eq!(f["severity"], "warning");
-    let msg = f["message"].as_str().unwrap();
+    let msg = common::message(f);
     assert!(
         msg.starts_with("3 bundles of package foo require an operator with package: cert-manager"),
         "{msg}"
@@ -74,7 +79,7 @@ fn a_dependency_absent_everywhere_is_one_warning_per_package() {
     assert_eq!(r.iter().filter(|x| *x == "OLM503").count(), 1, "{r:?}");
     let m = d.iter().find(|x| x["rule"] == "OLM503").unwrap();
     assert!(
-        m["message"].as_str().unwrap().ends_with(
+        common::message(m).ends_with(
             "(the same for 3 bundles of package foo: foo.v1.0.0, foo.v1.1.0, foo.v1.2.0)"
         ),
         "{m:#?}"
@@ -83,62 +88,39 @@ fn a_dependency_absent_everywhere_is_one_warning_per_package() {
     assert!(!r.contains(&"OLM507".to_string()));
     // The same from the configuration.
     std::fs::write(cat.join(".olmlint.yaml"), "closed-world: true\n").unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "-f", "json", "-q"])
-        .arg(&cat)
-        .output()
-        .unwrap();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert!(rules(v["diagnostics"].as_array().unwrap()).contains(&"OLM501".to_string()));
+    let out = common::olmlint(None, ["lint", "-f", "json", "-q", cat.to_str().unwrap()]);
+    assert!(rules(&common::diagnostics(&out)).contains(&"OLM501".to_string()));
 }
 
 #[test]
 fn a_dependency_present_but_unsatisfiable_stays_an_error() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
     // bar exists, but only at 1.0.0.
-    catalog(
-        &cat,
-        "  - type: olm.package.required\n    value: {packageName: bar, versionRange: '>=2.0.0'}\n",
-        BAR,
-    );
+    let (_tmp, cat) = temp_catalog(&requires("bar", ">=2.0.0"), BAR);
     let (d, _) = lint(&[cat.to_str().unwrap()]);
     let r = rules(&d);
     assert_eq!(r.iter().filter(|x| *x == "OLM503").count(), 1, "{r:?}");
     assert_eq!(r.iter().filter(|x| *x == "OLM501").count(), 3, "{r:?}");
     assert!(!r.contains(&"OLM507".to_string()), "{r:?}");
-    let m = d.iter().find(|x| x["rule"] == "OLM503").unwrap()["message"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let m = common::message(d.iter().find(|x| x["rule"] == "OLM503").unwrap()).to_string();
     assert!(m.contains("bar exists only at 1.0.0"), "{m}");
 }
 
 #[test]
 fn a_likely_typo_is_not_assumed_to_be_elsewhere() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
     // "bars" is one edit from the catalog's "bar".
-    catalog(
-        &cat,
-        "  - type: olm.package.required\n    value: {packageName: bars, versionRange: '>=1.0.0'}\n",
-        BAR,
-    );
+    let (_tmp, cat) = temp_catalog(&requires("bars", ">=1.0.0"), BAR);
     let (d, _) = lint(&[cat.to_str().unwrap()]);
     let m: Vec<&str> = d
         .iter()
         .filter(|x| x["rule"] == "OLM503")
-        .map(|x| x["message"].as_str().unwrap())
+        .map(common::message)
         .collect();
     assert_eq!(m.len(), 1, "{d:#?}");
     assert!(m[0].contains("did you mean \"bar\""), "{m:?}");
     // An API whose group is a typo of a provided one.
-    let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
     let bar_gvk = BAR.to_string()
         + "  - type: olm.gvk\n    value: {group: cert-manager.io, version: v1, kind: Certificate}\n";
-    catalog(
-        &cat,
+    let (_tmp, cat) = temp_catalog(
         "  - type: olm.gvk.required\n    value: {group: cert-manger.io, version: v1, kind: Certificate}\n",
         &bar_gvk,
     );
@@ -149,13 +131,7 @@ fn a_likely_typo_is_not_assumed_to_be_elsewhere() {
 
 #[test]
 fn a_dependency_satisfied_by_context_is_quiet() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
-    catalog(
-        &cat,
-        "  - type: olm.package.required\n    value: {packageName: bar, versionRange: '>=1.0.0'}\n",
-        "",
-    );
+    let (tmp, cat) = temp_catalog(&requires("bar", ">=1.0.0"), "");
     let ctx = tmp.path().join("other");
     std::fs::create_dir_all(&ctx).unwrap();
     std::fs::write(ctx.join("catalog.yaml"), BAR).unwrap();
@@ -173,11 +149,8 @@ fn a_dependency_satisfied_by_context_is_quiet() {
 
 #[test]
 fn an_in_catalog_reason_stays_an_error_next_to_an_absent_dependency() {
-    let tmp = tempfile::tempdir().unwrap();
-    let cat = tmp.path().join("catalog");
-    catalog(
-        &cat,
-        &format!("{CERT_MANAGER}  - type: olm.package.required\n    value: {{packageName: bar, versionRange: '>=2.0.0'}}\n"),
+    let (_tmp, cat) = temp_catalog(
+        &format!("{CERT_MANAGER}{}", requires("bar", ">=2.0.0")),
         BAR,
     );
     let (d, _) = lint(&[cat.to_str().unwrap()]);
@@ -199,7 +172,7 @@ fn a_missing_skips_target_is_one_finding_per_channel_and_name() {
     let (d, _) = lint(&[cat.to_str().unwrap()]);
     let f: Vec<&Value> = d.iter().filter(|x| x["rule"] == "OLM110").collect();
     assert_eq!(f.len(), 1, "{d:#?}");
-    assert!(f[0]["message"].as_str().unwrap().starts_with(
+    assert!(common::message(f[0]).starts_with(
         "2 entries (foo.v1.1.0, foo.v1.2.0) of channel \"stable\" name \"foo.v1.0.0\""
     ));
     let help = f[0]["help"].as_str().unwrap();

@@ -41,7 +41,7 @@ fn skipped_bundle_cannot_satisfy_its_own_dependency() {
     assert_eq!(of(&d, "OLM501", "orca.v0.3.0").len(), 1, "{:#?}", rules(&d));
     let miss = of(&d, "OLM503", "orca.v0.3.0");
     assert_eq!(miss.len(), 1, "{:#?}", rules(&d));
-    let msg = miss[0]["message"].as_str().unwrap();
+    let msg = common::message(miss[0]);
     assert!(
         msg.contains("orca.v0.3.0 (this bundle itself) matches but is skipped in channel main (by orca.v0.4.0)"),
         "{msg}"

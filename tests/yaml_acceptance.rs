@@ -42,14 +42,16 @@ fn the_issue_reproduction_has_no_syntax_error() {
 
 /// A bundle directory `dir` of package `pkg` with a CSV (text given) and annotations.
 fn bundle(dir: &Path, csv: &str) {
-    std::fs::create_dir_all(dir.join("manifests")).unwrap();
-    std::fs::create_dir_all(dir.join("metadata")).unwrap();
-    std::fs::write(
-        dir.join("metadata/annotations.yaml"),
-        "annotations:\n  operators.operatorframework.io.bundle.package.v1: demo\n  operators.operatorframework.io.bundle.channels.v1: stable\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join("manifests/demo.clusterserviceversion.yaml"), csv).unwrap();
+    common::write_files(
+        dir,
+        &[
+            (
+                "metadata/annotations.yaml",
+                "annotations:\n  operators.operatorframework.io.bundle.package.v1: demo\n  operators.operatorframework.io.bundle.channels.v1: stable\n",
+            ),
+            ("manifests/demo.clusterserviceversion.yaml", csv),
+        ],
+    );
 }
 
 fn csv(version: &str, description: &str) -> String {
@@ -128,25 +130,25 @@ fn only_manifests_and_metadata_are_bundle_content() {
 fn a_broken_file_holds_back_only_its_packages_checks() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("catalog");
-    std::fs::create_dir_all(root.join("foo")).unwrap();
-    std::fs::create_dir_all(root.join("bar")).unwrap();
-    std::fs::write(
-        root.join("foo/package.yaml"),
-        "schema: olm.package\nname: foo\ndefaultChannel: stable\n",
-    )
-    .unwrap();
-    // foo's channel file does not parse.
-    std::fs::write(
-        root.join("foo/channel.yaml"),
-        "schema: olm.channel\npackage: foo\nname: stable\nentries: [\n",
-    )
-    .unwrap();
-    // bar: a bundle in no channel, and a default channel that does not exist.
-    std::fs::write(
-        root.join("bar/catalog.yaml"),
-        "schema: olm.package\nname: bar\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: bar\nname: fast\nentries:\n  - name: bar.v1.0.0\n---\nschema: olm.bundle\npackage: bar\nname: bar.v1.0.0\nimage: quay.io/x/bar:v1\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 1.0.0}\n---\nschema: olm.bundle\npackage: bar\nname: bar.v2.0.0\nimage: quay.io/x/bar:v2\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 2.0.0}\n",
-    )
-    .unwrap();
+    common::write_files(
+        &root,
+        &[
+            (
+                "foo/package.yaml",
+                "schema: olm.package\nname: foo\ndefaultChannel: stable\n",
+            ),
+            // foo's channel file does not parse.
+            (
+                "foo/channel.yaml",
+                "schema: olm.channel\npackage: foo\nname: stable\nentries: [\n",
+            ),
+            // bar: a bundle in no channel, and a default channel that does not exist.
+            (
+                "bar/catalog.yaml",
+                "schema: olm.package\nname: bar\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: bar\nname: fast\nentries:\n  - name: bar.v1.0.0\n---\nschema: olm.bundle\npackage: bar\nname: bar.v1.0.0\nimage: quay.io/x/bar:v1\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 1.0.0}\n---\nschema: olm.bundle\npackage: bar\nname: bar.v2.0.0\nimage: quay.io/x/bar:v2\nproperties:\n  - type: olm.package\n    value: {packageName: bar, version: 2.0.0}\n",
+            ),
+        ],
+    );
     let d = lint(&root);
     let of = |pkg: &str, rule: &str| {
         d.iter()
@@ -164,4 +166,39 @@ fn a_broken_file_holds_back_only_its_packages_checks() {
         e["help"].as_str().unwrap().contains("for package(s) foo"),
         "{e:#?}"
     );
+}
+
+/// Each re-parse of a document adjusted for saphyr counts its aliases again: the attempts
+/// that failed give their count back, so a document within the alias budget stays within it.
+#[test]
+fn re_reading_an_adjusted_document_does_not_spend_the_alias_budget_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".olmlint.yaml"),
+        "limits:\n  max-alias-nodes: 10\n",
+    )
+    .unwrap();
+    // 6 nodes behind the alias; the quoted continuation below its key needs one adjustment.
+    std::fs::write(
+        dir.path().join("c.yaml"),
+        "schema: x.thing\na: &x [1, 2, 3, 4, 5]\nb: *x\ntop:\n  c: 'x\n  y'\n",
+    )
+    .unwrap();
+    let out = common::olmlint(Some(dir.path()), ["lint", "-f", "json", "c.yaml"]);
+    let d = common::diagnostics(&out);
+    assert!(d.is_empty(), "{d:#?}");
+}
+
+/// A quoted scalar with 100 000 continuation lines below its key, in a document that takes
+/// the saphyr path (an anchor): one adjustment indents every line in one pass (this was
+/// quadratic: 1 s here, 100 s for a million lines).
+#[test]
+fn a_huge_adjusted_quoted_scalar_loads() {
+    let mut text = String::from("schema: x.y\nx: &a 1\na:\n  b: 'x\n");
+    for _ in 0..100_000 {
+        text.push_str("y\n");
+    }
+    text.push_str("'\n");
+    let d = common::lint_file("big.yaml", &text);
+    assert!(d.is_empty(), "{d:#?}");
 }

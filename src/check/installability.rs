@@ -606,14 +606,9 @@ fn dependencies_elsewhere(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         std::collections::BTreeMap::new();
     for (bi, b) in ctx.catalog.bundles.iter().enumerate() {
         for d in r.deps.get(bi).into_iter().flatten() {
-            // Not for a constraint no bundle can meet (OLM502 says why).
-            let meetable = |p: &Pred| theory::satisfiable(p) != Some(false);
-            if d.absent
-                && ctx.provided.assumes_met(d)
-                && d.pred
-                    .as_ref()
-                    .is_some_and(|p| !ctx.provided.covers(p) && meetable(p))
-            {
+            // `absent` already means: no candidate, and a constraint some bundle could meet
+            // (one no bundle can meet is OLM502's).
+            if d.absent && d.pred.as_ref().is_some_and(|p| !ctx.provided.covers(p)) {
                 let g = groups
                     .entry((b.package(), d.label.as_str()))
                     .or_insert_with(|| (d.pred.as_ref(), Vec::new()));

@@ -131,7 +131,7 @@ pub fn check_range(
                                 crate::fix::content_end(&f.source.text, site.node),
                             )
                         }),
-                        format!("{s:?}"),
+                        crate::fix::json_string(&s),
                     )],
                 });
             }

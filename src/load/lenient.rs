@@ -19,6 +19,9 @@ pub(super) struct Lenient {
     pub text: String,
     /// Insertions, in original order: (original offset, count of inserted bytes).
     inserts: Vec<(usize, usize)>,
+    /// For each insertion, where it starts in the adjusted text and the bytes inserted up to
+    /// and including it: `to_original` is a binary search (it runs twice per event).
+    index: Vec<(usize, usize)>,
 }
 
 /// Repairs of one chunk at most: each costs a parse of the chunk, so a hostile file with a
@@ -30,24 +33,27 @@ impl Lenient {
         Lenient {
             text: text.to_string(),
             inserts: Vec::new(),
+            index: Vec::new(),
         }
     }
 
     /// The original offset of byte `p` of the adjusted text (an inserted byte maps to the
     /// position it was inserted at).
     pub(super) fn to_original(&self, p: usize) -> usize {
-        let mut shift = 0usize;
-        for &(at, n) in &self.inserts {
-            let start = at + shift;
-            if p < start {
-                break;
+        let i = self.index.partition_point(|&(start, _)| start <= p);
+        let Some(j) = i.checked_sub(1) else {
+            return p;
+        };
+        match (self.inserts.get(j), self.index.get(j)) {
+            (Some(&(at, n)), Some(&(start, total))) => {
+                if p < start + n {
+                    at
+                } else {
+                    p - total
+                }
             }
-            if p < start + n {
-                return at;
-            }
-            shift += n;
+            _ => p,
         }
-        p - shift
     }
 
     /// Adjust the text where saphyr failed with `info` at byte `at` of the adjusted text.
@@ -76,15 +82,60 @@ impl Lenient {
         }
     }
 
-    /// Insert `n` spaces at byte `p` of the adjusted text.
-    fn insert(&mut self, p: usize, n: usize) {
-        if n == 0 || !self.text.is_char_boundary(p) {
-            return;
+    /// Insert `n` spaces at byte `p` of the adjusted text; whether anything changed.
+    fn insert(&mut self, p: usize, n: usize) -> bool {
+        self.insert_many(&[(p, n)])
+    }
+
+    /// Insert spaces at several places at once, `(byte of the adjusted text, count)` in
+    /// ascending order: one pass over the text, however many lines a repair indents.
+    fn insert_many(&mut self, sites: &[(usize, usize)]) -> bool {
+        let sites: Vec<(usize, usize)> = sites
+            .iter()
+            .copied()
+            .filter(|&(p, n)| n > 0 && self.text.is_char_boundary(p))
+            .collect();
+        if sites.is_empty() {
+            return false;
         }
-        let orig = self.to_original(p);
-        self.text.insert_str(p, &" ".repeat(n));
-        let i = self.inserts.partition_point(|&(o, _)| o <= orig);
-        self.inserts.insert(i, (orig, n));
+        let mut text =
+            String::with_capacity(self.text.len() + sites.iter().map(|s| s.1).sum::<usize>());
+        let mut last = 0;
+        let mut added = Vec::with_capacity(sites.len());
+        for &(p, n) in &sites {
+            text.push_str(self.text.get(last..p).unwrap_or(""));
+            text.extend(std::iter::repeat_n(' ', n));
+            last = p;
+            added.push((self.to_original(p), n));
+        }
+        text.push_str(self.text.get(last..).unwrap_or(""));
+        self.text = text;
+        // Merge (both sorted by original offset); an insertion at an offset that already
+        // has one goes after it, as the text shows.
+        let old = std::mem::take(&mut self.inserts);
+        let mut merged = Vec::with_capacity(old.len() + added.len());
+        let (mut a, mut b) = (old.into_iter().peekable(), added.into_iter().peekable());
+        loop {
+            let take_old = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => x.0 <= y.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            merged.extend(if take_old { a.next() } else { b.next() });
+        }
+        self.inserts = merged;
+        let mut total = 0;
+        self.index = self
+            .inserts
+            .iter()
+            .map(|&(at, n)| {
+                let start = at + total;
+                total += n;
+                (start, total)
+            })
+            .collect();
+        true
     }
 
     /// The quoted scalar opening at `q`: every continuation line holding text is indented
@@ -150,19 +201,17 @@ impl Lenient {
         }
         // Tabs to spaces in place (one byte each, so no offset moves), then insertions from
         // the end backwards.
-        let mut owned = std::mem::take(&mut self.text).into_bytes();
+        let mut untabbed = false;
         for &(ls, blanks) in &plan {
-            if let Some(run) = owned.get_mut(ls..ls + blanks) {
-                for c in run.iter_mut() {
-                    *c = b' ';
-                }
-            }
+            untabbed |= self.tabs_to_spaces(ls, ls + blanks);
         }
-        self.text = String::from_utf8(owned).unwrap_or_default();
-        for &(ls, blanks) in plan.iter().rev() {
-            self.insert(ls, (col + 1).saturating_sub(blanks));
-        }
-        true
+        let sites: Vec<(usize, usize)> = plan
+            .iter()
+            .map(|&(ls, blanks)| (ls, (col + 1).saturating_sub(blanks)))
+            .collect();
+        // Nothing to adjust: the failure is not this leniency (and parsing the same text
+        // again would fail the same way).
+        self.insert_many(&sites) | untabbed
     }
 
     /// A line inside a flow collection at or below the block indentation: indent it one past
@@ -196,28 +245,41 @@ impl Lenient {
         if lead >= need {
             return false;
         }
-        self.insert(ls, need - lead);
-        true
+        self.insert(ls, need - lead)
     }
 
     /// Tabs in the leading blanks of the line holding `at` become spaces (flow context: the
     /// blanks only separate). One byte each, so no offset moves.
     fn untab_line(&mut self, at: usize) -> bool {
-        let ls = super::source::line_start_of(self.text.as_bytes(), at);
-        let mut owned = std::mem::take(&mut self.text).into_bytes();
-        let mut changed = false;
-        for c in owned.get_mut(ls..).unwrap_or_default() {
-            match *c {
-                b'\t' => {
+        let bytes = self.text.as_bytes();
+        let ls = super::source::line_start_of(bytes, at);
+        let blanks = bytes
+            .get(ls..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count();
+        self.tabs_to_spaces(ls, ls + blanks)
+    }
+
+    /// Tabs in `start..end` of the adjusted text become spaces (one byte each: no offset
+    /// moves); whether there were any.
+    fn tabs_to_spaces(&mut self, start: usize, end: usize) -> bool {
+        let has_tab = self
+            .text
+            .as_bytes()
+            .get(start..end)
+            .is_some_and(|r| r.contains(&b'\t'));
+        if has_tab {
+            let mut owned = std::mem::take(&mut self.text).into_bytes();
+            for c in owned.get_mut(start..end).unwrap_or_default() {
+                if *c == b'\t' {
                     *c = b' ';
-                    changed = true;
                 }
-                b' ' => {}
-                _ => break,
             }
+            self.text = String::from_utf8(owned).unwrap_or_default();
         }
-        self.text = String::from_utf8(owned).unwrap_or_default();
-        changed
+        has_tab
     }
 
     /// `key:<TAB>value`: saphyr stops at the value; the tab after the colon becomes a space.
@@ -230,12 +292,7 @@ impl Lenient {
         if i == at || i == 0 || bytes.get(i - 1) != Some(&b':') {
             return false;
         }
-        let mut owned = std::mem::take(&mut self.text).into_bytes();
-        if let Some(c) = owned.get_mut(i) {
-            *c = b' ';
-        }
-        self.text = String::from_utf8(owned).unwrap_or_default();
-        true
+        self.tabs_to_spaces(i, i + 1)
     }
 
     /// `'x'#c`, `[x]#c`: a blank before the `#` (the comment is dropped either way).
@@ -253,8 +310,7 @@ impl Lenient {
         {
             return false;
         }
-        self.insert(hash, 1);
-        true
+        self.insert(hash, 1)
     }
 }
 

@@ -226,7 +226,6 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
     };
     // One open and one `fstat` decide everything: only a regular file is read, and never
     // more than the limit, whatever its size said (a file can grow between the two).
-    use std::io::Read as _;
     let (handle, meta) = crate::io::open_regular(&f.path).map_err(|e| {
         io(if e.kind() == std::io::ErrorKind::InvalidInput {
             e.to_string()
@@ -257,17 +256,14 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
             limits.max_file_size
         )));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0).saturating_add(1));
-    handle
-        .take(limits.max_file_size.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| io(format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > limits.max_file_size {
+    let Some(bytes) = crate::io::read_bounded(handle, meta.len(), limits.max_file_size)
+        .map_err(|e| io(format!("cannot read: {e}")))?
+    else {
         return Ok(too_large(format!(
             "file grew past the {}-byte limit while it was read; it was not linted",
             limits.max_file_size
         )));
-    }
+    };
     let mut file = parse_bytes_building(
         f.display.clone(),
         f.path.clone(),

@@ -56,6 +56,40 @@ fn is_header(text: &str, at: usize) -> bool {
     after.is_empty() || (after.starts_with('#') && after.len() < ind.len())
 }
 
+/// The `|`/`>` indicator of the block scalar whose node starts at `start`: there, when the
+/// front end's span starts at the indicator; otherwise on the nearest line above that is not
+/// blank (the first indicator on it that follows a blank, `:` or `-`, so a `>` in a trailing
+/// comment is not taken for it).
+pub(crate) fn block_indicator(text: &str, start: usize) -> Option<usize> {
+    if is_header(text, start) {
+        return Some(start);
+    }
+    let bytes = text.as_bytes();
+    let line_start = |i: usize| super::source::line_start_of(bytes, i);
+    let mut l = line_start(start);
+    let header = loop {
+        if l == 0 {
+            return None;
+        }
+        let prev = line_start(l - 1);
+        let blank = text
+            .get(prev..l)?
+            .bytes()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
+        l = prev;
+        if !blank {
+            break l;
+        }
+    };
+    let line = text.get(header..)?.split('\n').next()?;
+    line.char_indices().find_map(|(i, c)| {
+        let after_separator =
+            i == 0 || matches!(line.as_bytes().get(i - 1), Some(b' ' | b'\t' | b':' | b'-'));
+        (matches!(c, '|' | '>') && after_separator && is_header(text, header + i))
+            .then_some(header + i)
+    })
+}
+
 /// File offset of byte `target` of a literal (`|`) or folded (`>`) block scalar whose node
 /// starts at `start` (at the indicator, or at the first content character: the two YAML front
 /// ends differ). Content lines follow the header line; the indentation is read off the first
@@ -69,28 +103,7 @@ fn block_offset(
     target: usize,
 ) -> Option<usize> {
     let bytes = text.as_bytes();
-    let line_start = |i: usize| super::source::line_start_of(bytes, i);
-    // The header line: the line of `start` when it holds the indicator there, otherwise the
-    // nearest line above `start`'s that is not blank.
-    let header = if is_header(text, start) {
-        line_start(start)
-    } else {
-        let mut l = line_start(start);
-        loop {
-            if l == 0 {
-                return None;
-            }
-            let prev = line_start(l - 1);
-            let blank = text
-                .get(prev..l)?
-                .bytes()
-                .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'));
-            l = prev;
-            if !blank {
-                break l;
-            }
-        }
-    };
+    let header = super::source::line_start_of(bytes, block_indicator(text, start)?);
     let first_content = header + memchr::memchr(b'\n', bytes.get(header..)?)? + 1;
     let lines: Vec<(usize, usize)> = lines_from(text, first_content).collect();
     // Indentation: leading spaces of the first non-blank line minus the spaces the value has

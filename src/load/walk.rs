@@ -59,8 +59,8 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         return;
     }
     let mut bundle_roots: Vec<PathBuf> = Vec::new();
-    let mut operator_roots: Vec<PathBuf> = Vec::new();
-    let mut version_dirs: Vec<PathBuf> = Vec::new();
+    let mut operator_roots: std::collections::HashSet<PathBuf> = Default::default();
+    let mut version_dirs: std::collections::HashSet<PathBuf> = Default::default();
     let canonical_root = std::fs::canonicalize(root).ok();
     let ignores = std::sync::Arc::new(IndexIgnores {
         root: root.to_path_buf(),
@@ -99,28 +99,28 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         if ft.is_dir() {
             // A bundle directory inside another one (a stray `bundle/` copy next to
             // `manifests/`) is not content: opm reads `manifests/` and `metadata/` only.
-            let nested = bundle_roots.iter().any(|b| path.starts_with(b));
+            let nested = bundle_roots.last().is_some_and(|b| path.starts_with(b));
             if is_bundle_dir(path) && !nested {
                 bundle_roots.push(path.to_path_buf());
             } else if !nested && is_operator_dir(path) {
-                operator_roots.push(path.to_path_buf());
+                operator_roots.insert(path.to_path_buf());
             }
-            let in_operator = path
-                .parent()
-                .is_some_and(|p| operator_roots.iter().any(|o| o == p));
+            let in_operator = path.parent().is_some_and(|p| operator_roots.contains(p));
             if in_operator && holds_bundle(path) {
-                version_dirs.push(path.to_path_buf());
+                version_dirs.insert(path.to_path_buf());
             }
             continue;
         }
         // The files of an operator directory and of its version directories outside the
         // bundle (`ci.yaml`, `Makefile`, `*.mk`, `release-config.yaml`, `README.md`)
         // describe how the operator is built and released; they are not catalog content.
-        let in_bundle = bundle_roots.iter().any(|b| path.starts_with(b));
-        if !in_bundle
-            && path.parent().is_some_and(|p| {
-                operator_roots.iter().any(|o| o == p) || version_dirs.iter().any(|v| v == p)
-            })
+        // The walk is depth-first in path order and bundle directories do not nest, so only
+        // the last one found can hold this path.
+        let bundle = bundle_roots.last().filter(|b| path.starts_with(b));
+        if bundle.is_none()
+            && path
+                .parent()
+                .is_some_and(|p| operator_roots.contains(p) || version_dirs.contains(p))
         {
             continue;
         }
@@ -166,11 +166,7 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
                 continue;
             }
         };
-        let role = bundle_roots
-            .iter()
-            .rev()
-            .find(|b| path.starts_with(b))
-            .map_or(Role::Fbc, |b| Role::Bundle(b.clone()));
+        let role = bundle.map_or(Role::Fbc, |b| Role::Bundle(b.clone()));
         // Inside a registry+v1 bundle directory opm reads `manifests/` and `metadata/` only:
         // `bundle.Dockerfile`, `Dockerfile`, `README.md`, `.DS_Store`, `tests/` are not
         // bundle content.
@@ -296,19 +292,34 @@ impl IndexIgnores {
     }
 }
 
+/// The OpenShift version a directory name stands for: `vMAJOR.MINOR`, digits only.
+pub fn openshift_dir(name: &str) -> Option<(u32, u32)> {
+    let (major, minor) = name.strip_prefix('v')?.split_once('.')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(major) || !digits(minor) {
+        return None;
+    }
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
 /// A directory of per-OpenShift-version catalogs (`catalogs/` holding `v4.16/`, `v4.17/`, …
 /// and no other directory): its version directories in version order, each a catalog of its
 /// own, as `opm validate catalogs/v4.x` and the index build treat them. `None` otherwise.
 pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
-    let version = |name: &str| -> Option<(u64, u64)> {
-        let (major, minor) = name.strip_prefix('v')?.split_once('.')?;
-        Some((major.parse().ok()?, minor.parse().ok()?))
-    };
-    let mut found: Vec<((u64, u64), PathBuf)> = Vec::new();
+    let mut found: Vec<((u32, u32), PathBuf)> = Vec::new();
     for e in std::fs::read_dir(dir).ok()?.flatten() {
         // Not followed: a symlink is neither a version directory nor another directory.
         let Ok(ft) = e.file_type() else { continue };
         if !ft.is_dir() {
+            // A catalog file beside the version directories: not that layout (the split
+            // would leave the file out).
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let catalog_file = [".yaml", ".yml", ".json"].iter().any(|x| name.ends_with(x))
+                && !crate::config::FILE_NAMES.contains(&&*name);
+            if catalog_file {
+                return None;
+            }
             continue;
         }
         let name = e.file_name();
@@ -316,7 +327,7 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
         if name.starts_with('.') {
             continue;
         }
-        found.push((version(&name)?, e.path()));
+        found.push((openshift_dir(&name)?, e.path()));
     }
     if found.is_empty() {
         return None;
@@ -375,17 +386,11 @@ pub fn catalog_root(file: &Path) -> std::path::PathBuf {
     let is_version = |d: &Path| {
         d.file_name()
             .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_prefix('v'))
-            .and_then(|n| n.split_once('.'))
-            .is_some_and(|(a, b)| {
-                !a.is_empty()
-                    && !b.is_empty()
-                    && a.bytes().all(|c| c.is_ascii_digit())
-                    && b.bytes().all(|c| c.is_ascii_digit())
-            })
+            .and_then(openshift_dir)
+            .is_some()
     };
     // Not above the work tree: a checkout's parent directories are not the user's.
-    let top = dir.ancestors().find(|d| d.join(".git").exists());
+    let top = crate::git::work_tree_top(&dir);
     let within = |d: &&Path| top.is_none_or(|t| d.starts_with(t));
     if let Some(v) = dir.ancestors().take_while(within).find(|d| is_version(d)) {
         return v.to_path_buf();

@@ -132,11 +132,13 @@ fn parse_once(
     if fast.is_ok() || builder.needs_full {
         return builder.finish();
     }
+    builder.abandon();
     match saphyr_lenient(
         text,
         offset,
         || Builder::new(limits, expanded, file, elide),
         |b, event, span| b.event(event, span),
+        Builder::abandon,
     ) {
         Ok(builder) => builder.finish(),
         Err(p) => {
@@ -149,13 +151,15 @@ fn parse_once(
 /// saphyr over `text` (a chunk at file offset `offset`), made as lenient as libyaml where it
 /// is stricter (see [`super::lenient`]): on a failure that is one of libyaml's leniencies the
 /// text is adjusted there and parsed again, from a fresh state (`start`). `event` receives
-/// every event with its span in the original file and returns whether to go on. The state
+/// every event with its span in the original file and returns whether to go on; the state
+/// of an attempt that failed goes to `abandon` (which gives back what it counted). The state
 /// of the attempt that got through, or the problem that stopped it.
 pub(super) fn saphyr_lenient<S>(
     text: &str,
     offset: usize,
     mut start: impl FnMut() -> S,
     mut event: impl FnMut(&mut S, Event<'_>, Span) -> Result<bool, LoadProblem>,
+    mut abandon: impl FnMut(S),
 ) -> Result<S, LoadProblem> {
     let mut lenient: Option<super::lenient::Lenient> = None;
     for _ in 0..=super::lenient::MAX_REPAIRS {
@@ -181,6 +185,7 @@ pub(super) fn saphyr_lenient<S>(
             let Some(e) = failure else {
                 return Ok(state);
             };
+            abandon(state);
             let at = index.byte(e.marker().index());
             (e.info().to_string(), at, to_file(at))
         };
@@ -356,6 +361,13 @@ impl<'a> Builder<'a> {
             done: false,
             repeated_keys: false,
         }
+    }
+
+    /// A parse attempt that is dropped gives back the alias budget it counted (the next
+    /// attempt counts the same aliases again).
+    fn abandon(self) {
+        self.expanded
+            .fetch_sub(self.expanded_here, Ordering::Relaxed);
     }
 
     /// `None` when elided parts must be built after all; the alias budget this pass used is

@@ -879,13 +879,19 @@ pub(crate) mod tests {
     /// saphyr's events for the first document (what the tree builder consumes), or its error;
     /// saphyr as the loader runs it, with libyaml's leniencies (`load::lenient`).
     pub fn saphyr_events(text: &str) -> Result<Vec<Recorded>, String> {
-        crate::load::yaml::saphyr_lenient(text, 0, Vec::new, |out, event, span| {
-            if matches!(event, Event::DocumentEnd | Event::StreamEnd) {
-                return Ok(false);
-            }
-            out.extend(describe(&event).map(|d| (d, span)));
-            Ok(true)
-        })
+        crate::load::yaml::saphyr_lenient(
+            text,
+            0,
+            Vec::new,
+            |out, event, span| {
+                if matches!(event, Event::DocumentEnd | Event::StreamEnd) {
+                    return Ok(false);
+                }
+                out.extend(describe(&event).map(|d| (d, span)));
+                Ok(true)
+            },
+            drop,
+        )
         .map_err(|p| p.message.clone())
     }
 

@@ -16,27 +16,29 @@ pub fn load_all<'a>(
     cat: &mut Catalog<'a>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let mut roots: Vec<&PathBuf> = files
-        .iter()
-        .filter(|f| f.scope == scope)
-        .filter_map(|f| match &f.role {
-            Role::Bundle(r) => Some(r),
-            Role::Fbc | Role::Config => None,
-        })
-        .collect();
+    // The files of each bundle directory, found in one pass over the files.
+    let mut by_root: std::collections::BTreeMap<&PathBuf, Vec<usize>> = Default::default();
+    let mut roots: Vec<&PathBuf> = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        if let Role::Bundle(r) = &f.role {
+            by_root.entry(r).or_default().push(fi);
+            if f.scope == scope {
+                roots.push(r);
+            }
+        }
+    }
     roots.sort();
     roots.dedup();
     for root in roots {
-        load_one(files, root, cat, diags);
+        let members = by_root.get(root).map_or(&[][..], Vec::as_slice);
+        load_one(files, root, members, cat, diags);
     }
 }
 
-fn docs_in<'a>(files: &'a [LoadedFile], root: &std::path::Path) -> Vec<DocRef<'a>> {
+fn docs_in<'a>(files: &'a [LoadedFile], members: &[usize]) -> Vec<DocRef<'a>> {
     let mut out = Vec::new();
-    for (fi, f) in files.iter().enumerate() {
-        if !matches!(&f.role, Role::Bundle(r) if r == root) {
-            continue;
-        }
+    for &fi in members {
+        let Some(f) = files.get(fi) else { continue };
         for d in &f.docs {
             if let Some(node) = d.root.as_ref() {
                 out.push(DocRef {
@@ -186,19 +188,20 @@ fn respan(root: &mut Node, span: Span) {
 fn load_one<'a>(
     files: &'a [LoadedFile],
     root: &std::path::Path,
+    members: &[usize],
     cat: &mut Catalog<'a>,
     diags: &mut Vec<Diagnostic>,
 ) {
     // One root cause, one finding: a bundle directory with a file that does not parse is
     // left out of the model (its OLM001 stands alone), instead of a bundle without a name or
     // version that every later check would report again.
-    let broken = files
+    let broken = members
         .iter()
-        .any(|f| matches!(&f.role, Role::Bundle(r) if r == root) && !f.problems.is_empty());
+        .any(|&fi| files.get(fi).is_some_and(|f| !f.problems.is_empty()));
     if broken {
         return;
     }
-    let docs = docs_in(files, root);
+    let docs = docs_in(files, members);
     cat.documents += docs.len();
     let annotations = docs.iter().find(|d| {
         in_metadata(files, d)

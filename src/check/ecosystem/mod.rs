@@ -67,13 +67,9 @@ fn olm_v1(b: &crate::model::Bundle<'_>, out: &mut Vec<Diagnostic>) {
 
 /// The OpenShift version a catalog file is for: the nearest `vMAJOR.MINOR` directory above it.
 pub fn openshift_version(path: &Path) -> Option<(u32, u32)> {
-    path.ancestors().skip(1).find_map(|dir| {
-        let name = dir.file_name()?.to_str()?;
-        let (major, minor) = name.strip_prefix('v')?.split_once('.')?;
-        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        (digits(major) && digits(minor))
-            .then(|| Some((major.parse().ok()?, minor.parse().ok()?)))?
-    })
+    path.ancestors()
+        .skip(1)
+        .find_map(|dir| crate::load::walk::openshift_dir(dir.file_name()?.to_str()?))
 }
 
 /// OLM712: `olm.bundle.object` in a catalog for OpenShift 4.17 or later.
