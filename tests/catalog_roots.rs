@@ -87,6 +87,12 @@ fn operator_dir(root: &Path) -> std::path::PathBuf {
             ),
             ("Makefile", "catalogs:\n\topm alpha render-template basic\n"),
             ("release-config.yaml", "catalog_templates: []\n"),
+            // Template input and the data it includes: not catalog content.
+            (
+                "catalog-templates/v4.16.yaml",
+                "schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: example\n",
+            ),
+            ("catalog-templates/icon.yaml", "base64data: PHN2Zz4=\nmediatype: image/svg+xml\n"),
         ],
     );
     // 1.0.0 is the bundle; 1.1.0 holds it in bundle/ next to release-config.yaml.
@@ -132,6 +138,21 @@ fn operator_directories_read_their_bundles_only() {
     let (d, err) = only_files(tmp.path(), &[op.join("ci.yaml").to_str().unwrap()]);
     assert!(d.is_empty(), "{d:#?}\n{err}");
     assert!(err.contains("2 bundle(s)"), "{err}");
+    // A repeated key in a template is still reported (the earlier value is lost).
+    std::fs::write(
+        op.join("catalog-templates/dup.yaml"),
+        "schema: olm.template.basic\nentries: []\nschema: olm.template.basic\n",
+    )
+    .unwrap();
+    let d = common::lint_path(&op);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0]["rule"], "OLM004");
+    std::fs::remove_file(op.join("catalog-templates/dup.yaml")).unwrap();
+    // A template that does not parse is still a syntax error.
+    std::fs::write(op.join("catalog-templates/broken.yaml"), "schema: [\n").unwrap();
+    let d = common::lint_path(&op);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0]["rule"], "OLM001");
 }
 
 #[test]
@@ -165,6 +186,35 @@ fn version_control_directories_are_not_walked_and_quoted_names_are_kept() {
     let (d, err) = common::lint_json(Some(repo), &["--changed-since", "HEAD"]);
     let files: Vec<&str> = d.iter().filter_map(|x| x["file"].as_str()).collect();
     assert!(files.iter().any(|f| f.ends_with("ü.yaml")), "{d:#?}\n{err}");
+    // Run from a subdirectory, an untracked file is still found (git lists untracked
+    // files relative to the directory it runs in).
+    let (d, err) = common::lint_json(Some(&repo.join("catalog")), &["--changed-since", "HEAD"]);
+    let files: Vec<&str> = d.iter().filter_map(|x| x["file"].as_str()).collect();
+    assert!(files.iter().any(|f| f.ends_with("ü.yaml")), "{d:#?}\n{err}");
+}
+
+#[test]
+fn catalog_files_beside_version_directories_are_not_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalogs");
+    common::write_files(
+        &cat,
+        &[
+            (
+                "v4.16/foo/catalog.yaml",
+                &format!("{PACKAGE}---\n{CHANNEL}---\n{BUNDLE}"),
+            ),
+            ("extra.yaml", "name: no-schema\n"),
+        ],
+    );
+    let d = common::lint_path(&cat);
+    assert!(
+        d.iter().any(|x| x["rule"] == "OLM003"
+            && x["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("extra.yaml"))),
+        "{d:#?}"
+    );
 }
 
 #[test]

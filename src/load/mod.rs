@@ -96,6 +96,10 @@ pub enum Role {
     Bundle(PathBuf),
     /// The `.olmlint.yaml` configuration file (loaded so its mistakes have positions).
     Config,
+    /// A file of an operator directory's `catalog-templates/`: the input of `opm alpha
+    /// render-template` and data it includes (icons). Parsed, so syntax errors are reported;
+    /// not catalog content (the catalog is what the templates render to).
+    Template,
 }
 
 #[derive(Debug)]

@@ -166,7 +166,17 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
                 continue;
             }
         };
-        let role = bundle.map_or(Role::Fbc, |b| Role::Bundle(b.clone()));
+        let in_templates = || {
+            path.ancestors().skip(1).any(|a| {
+                a.file_name().is_some_and(|n| n == "catalog-templates")
+                    && a.parent().is_some_and(|o| operator_roots.contains(o))
+            })
+        };
+        let role = match bundle {
+            Some(b) => Role::Bundle(b.clone()),
+            None if !operator_roots.is_empty() && in_templates() => Role::Template,
+            None => Role::Fbc,
+        };
         // Inside a registry+v1 bundle directory opm reads `manifests/` and `metadata/` only:
         // `bundle.Dockerfile`, `Dockerfile`, `README.md`, `.DS_Store`, `tests/` are not
         // bundle content.

@@ -384,7 +384,7 @@ fn go_v(v: &Node) -> String {
 /// OLM004 for repeated keys in any mapping of the document (YAML and JSON keep the last). At
 /// most [`MAX_DUPLICATE_FINDINGS`] per document, then one finding that counts the rest, so a
 /// hostile file cannot turn into millions of findings.
-fn duplicate_keys(doc: DocRef<'_>, diags: &mut Vec<Diagnostic>) {
+pub(super) fn duplicate_keys(doc: DocRef<'_>, diags: &mut Vec<Diagnostic>) {
     let help = "opm's YAML/JSON decoding keeps only the last value of a repeated key, silently dropping the earlier ones. Remove or merge the duplicates.";
     let mut reported = 0usize;
     let mut more = 0usize;

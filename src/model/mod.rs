@@ -211,6 +211,22 @@ pub fn build<'a>(
         diags.extend(d);
     }
     bundle_dir::load_all(files, scope, &mut cat, diags);
+    // Templates are not catalog content, but a repeated key in one is lost all the same.
+    for (fi, f) in files.iter().enumerate() {
+        if f.role != Role::Template || f.scope != scope {
+            continue;
+        }
+        for d in f.docs.iter().filter(|d| d.repeated_keys && !d.failed) {
+            if let Some(node) = d.root.as_ref() {
+                let doc = DocRef {
+                    file: fi,
+                    doc: d.index,
+                    node,
+                };
+                decode::duplicate_keys(doc, diags);
+            }
+        }
+    }
     cat
 }
 
