@@ -120,6 +120,10 @@ pub struct LintArgs {
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
+    /// Print counts of findings per rule and per package instead of the findings (human
+    /// and concise formats).
+    #[arg(long)]
+    pub statistics: bool,
     /// Treat PATHs as changed files: lint the whole catalogs holding them, but report only
     /// findings in those files or about bundles they define (what pre-commit passes).
     #[arg(long)]
@@ -455,7 +459,11 @@ fn lint(args: LintArgs) -> i32 {
         }
     };
     crate::timings::mark("checks done");
-    let text = report.render(format, color);
+    let text = if args.statistics && matches!(format, Format::Human | Format::Concise) {
+        crate::report::terminal_safe(&crate::report::human::statistics(&report), false)
+    } else {
+        report.render(format, color)
+    };
     if let Some(path) = &args.output_file {
         if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
             eprintln!("olmlint: cannot write {}: {e}", path.display());

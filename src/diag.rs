@@ -40,6 +40,17 @@ pub struct Location {
 pub struct Related {
     pub message: String,
     pub location: Option<Location>,
+    /// Set when this is a finding folded into its cause (see `check::fold_symptoms`), so
+    /// that machine-readable output keeps every verdict.
+    pub folded: Option<Folded>,
+}
+
+/// The identity of a finding folded into the finding of its cause.
+#[derive(Clone, Debug)]
+pub struct Folded {
+    pub rule: &'static str,
+    pub package: Option<String>,
+    pub bundle: Option<String>,
 }
 
 /// A text edit for `--fix`: replace `span` of `file` with `replacement`.
@@ -106,6 +117,10 @@ pub struct Diagnostic {
     pub bundle: Option<String>,
     pub related: Vec<Related>,
     pub fix: Option<Fix>,
+    /// Where this finding's cause would be reported: when an error finding exists at one of
+    /// these locations, this one is a symptom of it and is folded into it (one root cause,
+    /// one finding; see `check::fold_symptoms`). Not part of any output.
+    pub explained_by: Vec<Location>,
 }
 
 impl Diagnostic {
@@ -123,6 +138,7 @@ impl Diagnostic {
             bundle: None,
             related: Vec::new(),
             fix: None,
+            explained_by: Vec::new(),
         }
     }
     pub fn at(mut self, file: usize, span: Span) -> Self {
@@ -153,12 +169,28 @@ impl Diagnostic {
         self.related.push(Related {
             message: message.into(),
             location,
+            folded: None,
         });
+        self
+    }
+    /// A location whose error finding, if any, is this finding's cause.
+    pub fn explained_by(mut self, at: Location) -> Self {
+        self.explained_by.push(at);
         self
     }
     pub fn fix(mut self, fix: Fix) -> Self {
         self.fix = Some(fix);
         self
+    }
+    /// This finding's (rule, package, bundle), then those of the findings folded into it:
+    /// every verdict the run reached, e.g. each bundle OLM501 found uninstallable.
+    pub fn verdicts(&self) -> impl Iterator<Item = (&'static str, Option<&str>, Option<&str>)> {
+        std::iter::once((self.rule, self.package.as_deref(), self.bundle.as_deref())).chain(
+            self.related.iter().filter_map(|r| {
+                let f = r.folded.as_ref()?;
+                Some((f.rule, f.package.as_deref(), f.bundle.as_deref()))
+            }),
+        )
     }
     pub fn rule_name(&self) -> &'static str {
         crate::rules::get(self.rule).map_or("unknown", |r| r.name.as_str())

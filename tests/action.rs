@@ -68,6 +68,11 @@ struct Run {
 
 /// Run `bash scripts/action.sh [cmd]` as the composite step does, in the repo root.
 fn action(cmd: Option<&str>, env: &[(&str, &str)], tmp: &Path) -> Run {
+    action_in(&root(), cmd, env, tmp)
+}
+
+/// `action` with `cwd` as the working directory (the checked-out repository of a job).
+fn action_in(cwd: &Path, cmd: Option<&str>, env: &[(&str, &str)], tmp: &Path) -> Run {
     let output = tmp.join("github_output");
     let summary = tmp.join("step_summary");
     std::fs::write(&output, "").unwrap();
@@ -87,7 +92,7 @@ fn action(cmd: Option<&str>, env: &[(&str, &str)], tmp: &Path) -> Run {
             c.env_remove(&*k);
         }
     }
-    c.current_dir(root())
+    c.current_dir(cwd)
         .env("GITHUB_ACTIONS", "true")
         .env("GITHUB_OUTPUT", &output)
         .env("GITHUB_STEP_SUMMARY", &summary)
@@ -423,7 +428,9 @@ fn nothing_to_lint_still_writes_outputs_and_sarif() {
         assert!(ok, "git {args:?}");
     }
     let sarif = tmp.path().join("empty.sarif");
-    let run = action(
+    // In the new repository, not in this one (whose working tree may hold changes).
+    let run = action_in(
+        tmp.path(),
         None,
         &[
             ("INPUT_PATHS", "."),

@@ -700,7 +700,7 @@ fn corpus() -> Vec<Case> {
                 );
                 generated(d, None)
             },
-            expect: &["OLM204", "OLM501"],
+            expect: &["OLM204"],
             message: Some("over OLM's limit of 131072"),
             max_rss_mib: 1024,
             ..CASE
@@ -1028,7 +1028,7 @@ fn corpus() -> Vec<Case> {
                 s.args.push("--closed-world".into());
                 s
             },
-            expect: &["OLM501", "OLM503"],
+            expect: &["OLM503"],
             ..CASE
         },
         Case {

@@ -17,10 +17,15 @@ fn fixture(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
+/// The findings that carry verdict (rule, bundle): their own, or folded into them.
 fn of<'a>(diags: &'a [Value], rule: &str, bundle: &str) -> Vec<&'a Value> {
     diags
         .iter()
-        .filter(|d| d["rule"] == rule && d["bundle"] == bundle)
+        .filter(|d| {
+            common::verdicts(std::slice::from_ref(*d))
+                .iter()
+                .any(|(r, b)| r == rule && b == bundle)
+        })
         .collect()
 }
 

@@ -184,7 +184,13 @@ fn olmlint_accepts(v: &Vector) -> (bool, Vec<String>) {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|d| d["severity"] == "error" && REJECTING.contains(&d["rule"].as_str().unwrap()))
+        .filter(|d| d["severity"] == "error")
+        .filter(|d| {
+            // A rejecting finding may be folded into the finding of its cause.
+            common::verdicts(std::slice::from_ref(*d))
+                .iter()
+                .any(|(r, _)| REJECTING.contains(&r.as_str()))
+        })
         .map(|d| format!("{} {}", d["rule"], d["message"]))
         .collect();
     (rejecting.is_empty(), rejecting)

@@ -175,7 +175,8 @@ fn installability_verdicts_match() {
             let flagged = out
                 .diags
                 .iter()
-                .filter(|d| d.rule == "OLM501" && d.bundle.as_deref() == Some(bundle.as_str()))
+                .flat_map(|d| d.verdicts())
+                .filter(|v| v.0 == "OLM501" && v.2 == Some(bundle.as_str()))
                 .count();
             let installable = installable.as_bool().unwrap();
             assert_eq!(

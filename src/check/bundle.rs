@@ -322,9 +322,12 @@ fn empty_skips(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Channel entries that name no bundle of their package.
+/// Channel entries that name no bundle of their package: opm's error lists them per package;
+/// olmlint reports each missing name once, at its first entry, with the other channels that
+/// name it as related locations (one root cause, one finding).
 fn entries_without_bundles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let mut missing: BTreeMap<&str, Vec<(&str, Location, String)>> = BTreeMap::new();
+    type Site<'s> = (&'s str, Location, String);
+    let mut missing: BTreeMap<&str, BTreeMap<&str, Vec<Site<'_>>>> = BTreeMap::new();
     for c in &ctx.catalog.channels {
         let pkg = c.package.map_or("", |p| p.value);
         if !ctx.index.packages.contains_key(pkg) || !ctx.complete_for(pkg) {
@@ -335,38 +338,53 @@ fn entries_without_bundles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 continue;
             };
             if !ctx.index.bundle.contains_key(&(pkg, n.value)) {
-                missing.entry(pkg).or_default().push((
-                    n.value,
-                    Location {
-                        file: c.doc.file,
-                        span: n.node.span,
-                    },
-                    format!("/entries/{}/name", e.index),
-                ));
+                missing
+                    .entry(pkg)
+                    .or_default()
+                    .entry(n.value)
+                    .or_default()
+                    .push((
+                        c.name.map_or("", |x| x.value),
+                        Location {
+                            file: c.doc.file,
+                            span: n.node.span,
+                        },
+                        format!("/entries/{}/name", e.index),
+                    ));
             }
         }
     }
-    for (pkg, list) in missing {
-        let mut names: Vec<&str> = list.iter().map(|(n, _, _)| *n).collect();
-        names.sort_unstable();
-        names.dedup();
-        for (n, loc, pointer) in &list {
-            out.push(
-                Diagnostic::new(
-                    "OLM104",
-                    format!(
-                        "no olm.bundle blobs found in package {pkg:?} for olm.channel entries [{}]",
-                        names.join(" ")
-                    ),
-                )
-                .at(loc.file, loc.span)
-                .pointer(pointer.clone())
-                .package(Some(pkg))
-                .bundle(Some(n))
-                .help(format!(
-                    "Add the `olm.bundle` document for {n}, or remove it from the channel."
-                )),
-            );
+    for (pkg, by_name) in missing {
+        let names: Vec<&str> = by_name.keys().copied().collect();
+        for (n, sites) in &by_name {
+            let Some((channel, loc, pointer)) = sites.first() else {
+                continue;
+            };
+            let channels: Vec<&str> = sites.iter().map(|s| s.0).collect();
+            let where_ = match channels.as_slice() {
+                [one] => format!("channel {one:?} lists {n}"),
+                _ => format!("channels {} list {n}", channels.join(", ")),
+            };
+            let mut d = Diagnostic::new(
+                "OLM104",
+                format!(
+                    "no olm.bundle blobs found in package {pkg:?} for olm.channel entries [{}] ({where_}, which has no olm.bundle)",
+                    names.join(" ")
+                ),
+            )
+            .at(loc.file, loc.span)
+            .pointer(pointer.clone())
+            .package(Some(pkg))
+            .bundle(Some(n))
+            .help(format!(
+                "opm rejects the whole catalog. Add the `olm.bundle` document for {n}, or remove it from the channel{}.",
+                if channels.len() > 1 { "s" } else { "" }
+            ));
+            for (other, l, _) in sites.iter().skip(1) {
+                d = d.related(format!("channel {other:?} lists {n} too"), Some(*l));
+            }
+            let _ = channel;
+            out.push(d);
         }
     }
 }
@@ -396,25 +414,77 @@ fn duplicate_versions(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             by_version.entry(key).or_default().push(b);
         }
         for (v, bundles) in by_version.into_iter().filter(|(_, b)| b.len() > 1) {
-            let mut names: Vec<&str> = bundles.iter().map(|b| b.name()).collect();
-            names.sort_unstable();
-            for b in bundles.iter().skip(1) {
-                let mut d = Diagnostic::new("OLM106", format!("duplicate versions found in bundles: [{{{v}: [{}]}}]", names.join(", ")))
-                    .at(b.doc.file, b.version().map_or(b.doc.node.span, |x| x.node.span))
-                    .package(Some(pkg))
-                    .bundle(Some(b.name()))
-                    .help("Every bundle of a package needs a distinct version; OLM orders upgrades and resolves ranges by it.");
-                if let Some(first) = bundles.first() {
-                    d = d.related(
-                        format!("{} has the same version", first.name()),
-                        first.version().map(|x| Location {
-                            file: first.doc.file,
-                            span: x.node.span,
-                        }),
-                    );
-                }
-                out.push(d);
-            }
+            out.push(duplicate_version(ctx, pkg, &v, &bundles));
         }
     }
+}
+
+/// One OLM106 per package and version: at the second bundle, the others related. A bundle
+/// re-released under the same name (append-only repositories keep each release in its own
+/// directory) says so instead of repeating the name.
+fn duplicate_version(ctx: &Ctx<'_>, pkg: &str, v: &str, bundles: &[&Bundle<'_>]) -> Diagnostic {
+    let at = |b: &Bundle<'_>| Location {
+        file: b.doc.file,
+        span: b.version().map_or(b.doc.node.span, |x| x.node.span),
+    };
+    let mut names: Vec<&str> = bundles.iter().map(|b| b.name()).collect();
+    names.sort_unstable();
+    let second = bundles.get(1).or(bundles.first());
+    let same_name = names.windows(2).all(|w| w.first() == w.last());
+    let place = |b: &Bundle<'_>| {
+        let path = ctx.files.get(b.doc.file).map(|f| f.source.path.as_path());
+        match (b.from_directory, path) {
+            (true, Some(p)) => p
+                .ancestors()
+                .nth(2)
+                .and_then(|d| d.file_name())
+                .map(|n| format!("directory {}", n.to_string_lossy()))
+                .unwrap_or_default(),
+            (_, Some(p)) => crate::load::display_path(p),
+            _ => String::new(),
+        }
+    };
+    let message = if same_name {
+        let places: Vec<String> = bundles.iter().map(|b| place(b)).collect();
+        format!(
+            "bundle {} (version {v}) is defined {} times: {}; a catalog holds one bundle per name, so only one of these copies can be published",
+            names.first().copied().unwrap_or(""),
+            bundles.len(),
+            places.join(", "),
+        )
+    } else {
+        format!(
+            "duplicate versions found in bundles: [{{{v}: [{}]}}]",
+            names.join(", ")
+        )
+    };
+    let help = if same_name {
+        "Publish a rebuilt bundle under a new version (a higher patch version, and the CSV name to match) so that clusters can upgrade to it; if the copies are archived re-releases, make sure the catalog references the one you mean."
+    } else {
+        "Every bundle of a package needs a distinct version; OLM orders upgrades and resolves ranges by it."
+    };
+    let mut d = Diagnostic::new("OLM106", message)
+        .package(Some(pkg))
+        .help(help);
+    // Re-releases kept as directories of an append-only repository are a known practice
+    // there (the rendered catalog references one of them): a warning, not opm's error.
+    if same_name && bundles.iter().all(|b| b.from_directory) {
+        d = d.severity(crate::diag::Severity::Warning);
+    }
+    if let Some(b) = second {
+        let l = at(b);
+        d = d.at(l.file, l.span).bundle(Some(b.name()));
+    }
+    for b in bundles {
+        if second.is_some_and(|s| std::ptr::eq(*s, *b)) {
+            continue;
+        }
+        let note = if same_name {
+            format!("another copy of {}", b.name())
+        } else {
+            format!("{} has the same version", b.name())
+        };
+        d = d.related(note, Some(at(b)));
+    }
+    d
 }

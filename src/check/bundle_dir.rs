@@ -9,7 +9,7 @@ use crate::load::tree::Node;
 use crate::load::{LoadedFile, Role};
 use crate::semantics::range;
 
-fn in_metadata(f: &LoadedFile) -> bool {
+pub(super) fn in_metadata(f: &LoadedFile) -> bool {
     matches!(f.role, Role::Bundle(_))
         && f.source
             .path
@@ -27,9 +27,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     {
         if let Some(p) = f.problems.first() {
             out.push(
-                Diagnostic::new("OLM604", format!("{} does not parse, and opm silently skips metadata files it cannot parse", f.source.display))
+                Diagnostic::new("OLM604", format!("{} does not parse ({}), and opm silently skips metadata files it cannot parse", f.source.display, p.message))
                     .at(fi, p.span)
-                    .help("Every dependency or property declared in this file vanishes from the rendered catalog without an error. Fix the YAML (see the OLM001 finding)."),
+                    .help(format!("Every dependency or property declared in this file vanishes from the rendered catalog without an error. {}", p.help)),
             );
         }
         for d in &f.docs {
@@ -104,7 +104,13 @@ fn dependency(fi: usize, item: &Node, i: usize, out: &mut Vec<Diagnostic>) {
                 };
                 out.push(invalid("Package version is empty".into(), v, help));
             } else if range::parse(s("version")).is_err() {
-                out.push(invalid(format!("Invalid semver format version {:?}", s("version")), v.get("version").unwrap_or(v), "`operator-sdk bundle validate` rejects the bundle; the range error itself is reported as OLM301."));
+                let at = v.get("version").unwrap_or(v);
+                // The range error itself (OLM301, inside this span) gains this finding as a note.
+                let d = invalid(format!("Invalid semver format version {:?}", s("version")), at, "`operator-sdk bundle validate` rejects the bundle; the range error itself is reported as OLM301.");
+                out.push(d.explained_by(crate::diag::Location {
+                    file: fi,
+                    span: at.span,
+                }));
             }
         }
         "olm.label" => {

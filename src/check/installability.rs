@@ -92,6 +92,7 @@ fn group_same_dependency(misses: Vec<Diagnostic>) -> Vec<Diagnostic> {
                     first.related.push(crate::diag::Related {
                         message: format!("{name} declares the same dependency"),
                         location: d.location,
+                        folded: None,
                     });
                     list.push(name);
                 }
@@ -141,6 +142,8 @@ fn regression(
         return;
     };
     d.rule = "OLM703";
+    // A regression stays visible next to its cause.
+    d.explained_by.clear();
     d.severity = crate::rules::get("OLM703").map_or(d.severity, |x| x.severity);
     d.message = format!(
         "{} was installable from the baseline catalog and is not any more: {}",
@@ -164,12 +167,14 @@ fn regression(
         d.related.push(crate::diag::Related {
             message: "in the baseline OLM installed it alone".into(),
             location: Some(name_location(base.catalog.bundles.get(old).unwrap_or(b))),
+            folded: None,
         });
     }
     for x in with {
         d.related.push(crate::diag::Related {
             message: format!("in the baseline OLM installed it with {}", x.name()),
             location: Some(name_location(x)),
+            folded: None,
         });
     }
 }
@@ -241,7 +246,21 @@ fn uninstallable(
                 }
                 out.push(d505);
             }
-            Diagnostic::new("OLM501", explain(&r.problem, verdict))
+            let mut d501 = Diagnostic::new("OLM501", explain(&r.problem, verdict));
+            if !own {
+                d501 = d501.explained_by(loc);
+            }
+            // The bundle's own broken constraint is the cause, reported where it is written.
+            if own {
+                for dep in r.deps.get(bi).into_iter().flatten() {
+                    if dep.error.is_some() {
+                        if let Some((l, _)) = property_loc(ctx, bi, dep.property) {
+                            d501 = d501.explained_by(l);
+                        }
+                    }
+                }
+            }
+            d501
         }
         Verdict::Unsatisfiable { core } => {
             conflicting_dependencies(ctx, r, bi, b, starts, core, out);
@@ -265,6 +284,9 @@ fn uninstallable(
                         .and_then(|dep| r.origins.get(dep.origin as usize));
                     if let Some(o) = origin {
                         if let Some((l, _)) = property_loc(ctx, o.bundle, o.property) {
+                            if starts.contains(entry) {
+                                d = d.explained_by(l);
+                            }
                             let owner = ctx.bundle(o.bundle).map_or("", |x| x.name());
                             let label = r
                                 .problem
@@ -458,9 +480,9 @@ fn self_conflict(b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) -> bo
 fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) {
     let Some(pred) = &d.pred else { return };
     let r = ctx.resolution;
-    // An empty `any` can never match: OLM206 says why.
-    let empty_any = matches!(pred, Pred::Any(ps) if ps.is_empty());
-    if !d.candidates.is_empty() || empty_any || ctx.provided.assumes_met(d) {
+    // A predicate already reported as never matching (an empty `any`: OLM206; an empty
+    // range: OLM302) has no candidate for that reason alone: one root cause, one finding.
+    if !d.candidates.is_empty() || trivially_false(pred) || ctx.provided.assumes_met(d) {
         return;
     }
     let Some(p) = b.properties.get(d.property) else {

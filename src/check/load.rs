@@ -34,12 +34,20 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             Role::Fbc if !f.problems.is_empty() => skipped(),
             _ => String::new(),
         };
-        for p in &f.problems {
-            out.push(
-                Diagnostic::new(p.rule, p.message.clone())
-                    .at(fi, p.span)
-                    .help(format!("{}{note}", p.help)),
-            );
+        // A metadata file's first problem is reported as OLM604, which says what opm does
+        // with the file (see `check::fold_symptoms`).
+        let metadata = super::bundle_dir::in_metadata(f);
+        for (i, p) in f.problems.iter().enumerate() {
+            let mut d = Diagnostic::new(p.rule, p.message.clone())
+                .at(fi, p.span)
+                .help(format!("{}{note}", p.help));
+            if metadata && i == 0 {
+                d = d.explained_by(crate::diag::Location {
+                    file: fi,
+                    span: p.span,
+                });
+            }
+            out.push(d);
         }
     }
 }

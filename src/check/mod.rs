@@ -203,6 +203,7 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
             out
         })
         .collect();
+    fold_symptoms(&mut out, |rule| ctx.config.is_enabled(rule));
     let skipped = skipped.into_inner();
     if skipped > 0 {
         out.push(timeout_finding(
@@ -211,4 +212,126 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// One root cause, one finding: a finding whose cause is reported as an error at or inside
+/// one of its `explained_by` locations (say, OLM501 "cannot be installed" for a bundle whose
+/// own dependency has no candidate, OLM503, or an empty range, OLM302) is dropped, and the
+/// cause gains a related location saying what it leads to. Causes grouped over several
+/// bundles (their other sites in `related`) explain each of those bundles. Only findings of
+/// rules the configuration keeps can explain (a switched-off cause must not hide its
+/// symptom), and a symptom's fix moves to a cause without one.
+pub fn fold_symptoms(out: &mut Vec<Diagnostic>, enabled: impl Fn(&str) -> bool) {
+    if out.iter().all(|d| d.explained_by.is_empty()) {
+        return;
+    }
+    let mut keep = vec![true; out.len()];
+    // Two rounds: first the second reports of one problem at one spot (opm's decode error
+    // next to a more precise one, the tooling's copy of a range error), then the verdicts
+    // that follow from a problem (OLM501), so that a first-round report that stayed (say,
+    // OLM108 with nothing more precise inside it) can explain a verdict.
+    let consequence = |d: &Diagnostic| d.rule == "OLM501";
+    for round in [false, true] {
+        let notes: Vec<(usize, usize)> = {
+            let cause_within = causes(out, &keep, &enabled, |d| {
+                d.explained_by.is_empty() || (round && !consequence(d))
+            });
+            out.iter()
+                .enumerate()
+                .filter(|(_, d)| !d.explained_by.is_empty() && consequence(d) == round)
+                .filter_map(|(i, d)| {
+                    let c = d.explained_by.iter().find_map(&cause_within)?;
+                    (c != i).then_some((c, i))
+                })
+                .collect()
+        };
+        for (c, i) in notes {
+            let Some(symptom) = out.get(i) else { continue };
+            let note = match symptom.rule {
+                "OLM501" => format!(
+                    "so {} cannot be installed (no subscription starting at it resolves)",
+                    symptom.bundle.as_deref().unwrap_or("the bundle")
+                ),
+                rule => format!("{rule}: {}", symptom.message),
+            };
+            let (location, fix) = (symptom.location, symptom.fix.clone());
+            // What the symptom explains beyond the cause (say, the other providers that an
+            // API conflict involves) stays, once per location.
+            let extra: Vec<crate::diag::Related> = symptom.related.clone();
+            let folded = crate::diag::Folded {
+                rule: symptom.rule,
+                package: symptom.package.clone(),
+                bundle: symptom.bundle.clone(),
+            };
+            let repeated = out
+                .get(c)
+                .is_some_and(|d| d.message.contains(symptom.message.as_str()));
+            if let Some(k) = keep.get_mut(i) {
+                *k = false;
+            }
+            if let Some(d) = out.get_mut(c) {
+                if !repeated {
+                    d.related.push(crate::diag::Related {
+                        message: note,
+                        location,
+                        folded: Some(folded),
+                    });
+                }
+                if d.fix.is_none() {
+                    d.fix = fix;
+                }
+                for r in extra {
+                    let known = r.location.is_some_and(|l| {
+                        d.location == Some(l) || d.related.iter().any(|x| x.location == Some(l))
+                    });
+                    if !known {
+                        d.related.push(r);
+                    }
+                }
+            }
+        }
+    }
+    let mut flags = keep.into_iter();
+    out.retain(|_| flags.next().unwrap_or(true));
+}
+
+/// A lookup from a location to an error finding reported at or inside it, among the kept
+/// findings `eligible` accepts.
+fn causes<'d>(
+    out: &'d [Diagnostic],
+    keep: &[bool],
+    enabled: &impl Fn(&str) -> bool,
+    eligible: impl Fn(&Diagnostic) -> bool,
+) -> impl Fn(&crate::diag::Location) -> Option<usize> + 'd {
+    use std::collections::HashMap;
+    // Per file, the sites of error findings sorted by start: (start, end, finding).
+    let mut sites: HashMap<usize, Vec<(u32, u32, usize)>> = HashMap::new();
+    for (i, d) in out.iter().enumerate() {
+        let kept = keep.get(i).copied().unwrap_or(false);
+        if !kept || d.severity != crate::diag::Severity::Error || !enabled(d.rule) || !eligible(d) {
+            continue;
+        }
+        let at = d
+            .location
+            .into_iter()
+            .chain(d.related.iter().filter_map(|r| r.location));
+        for l in at {
+            sites
+                .entry(l.file)
+                .or_default()
+                .push((l.span.start, l.span.end, i));
+        }
+    }
+    for v in sites.values_mut() {
+        v.sort_unstable();
+    }
+    move |l: &crate::diag::Location| {
+        let v = sites.get(&l.file)?;
+        let from = v.partition_point(|s| s.0 < l.span.start);
+        v.get(from..)?
+            .iter()
+            .take_while(|s| s.0 <= l.span.end)
+            .find(|s| s.1 <= l.span.end)
+            .map(|s| s.2)
+    }
 }

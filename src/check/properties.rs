@@ -36,9 +36,19 @@ const TYPED: &[(&str, &str, &[&str])] = &[
 ];
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
+    let first = out.len();
     for b in &ctx.catalog.bundles {
         for p in &b.properties {
             property(b, p, out);
+        }
+    }
+    // opm's decode error is the general report: a more precise error inside the same span
+    // (OLM305: the version is a YAML number) replaces it (see `check::fold_symptoms`).
+    for d in out.iter_mut().skip(first) {
+        if d.severity == Severity::Error {
+            if let Some(l) = d.location {
+                d.explained_by.push(l);
+            }
         }
     }
 }

@@ -1,13 +1,14 @@
-//! `--format human`: miette's graphical report on a terminal, its narrated plain text
-//! otherwise. Sources are read through the per-file line index (miette's own `SourceCode`
-//! impls rescan the whole file for every diagnostic).
+//! `--format human`: miette's graphical report, in colour on a terminal and without colour
+//! elsewhere (CI logs, pipes), grouped by package when findings concern several; and
+//! `--format concise`, one line per finding. Sources are read through the per-file line
+//! index (miette's own `SourceCode` impls rescan the whole file for every diagnostic).
 
 use super::Report;
 use crate::diag::{Diagnostic as Finding, Severity};
 use crate::load::source::SourceFile;
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
-    NarratableReportHandler, SourceCode, SourceSpan, SpanContents,
+    SourceCode, SourceSpan, SpanContents,
 };
 use std::fmt;
 
@@ -37,12 +38,14 @@ impl SourceCode for Indexed<'_> {
         let s = f.line_start(first).unwrap_or(0);
         let e = f.line_start(last + 1).unwrap_or(f.text.len()).max(s);
         let data = f.text.get(s..e).unwrap_or("").as_bytes();
+        // The column is the span's own, so that the snippet header names the finding's
+        // position (`file:4:17`, as the first line does), not its line's start.
         Ok(Box::new(MietteSpanContents::new_named(
             f.display.clone(),
             data,
             SourceSpan::from((s, e - s)),
             (first - 1) as usize,
-            0,
+            sp.column.saturating_sub(1) as usize,
             (last - first + 1) as usize,
         )))
     }
@@ -52,10 +55,6 @@ struct View<'a> {
     d: &'a Finding,
     source: Option<Indexed<'a>>,
     url: Option<String>,
-    /// Label related locations in the snippet too. The narrated (no-colour) handler places a
-    /// label from another line in the wrong snippet, and prints every related location as a
-    /// note anyway, so only the graphical handler gets them.
-    related_labels: bool,
 }
 
 impl fmt::Debug for View<'_> {
@@ -121,7 +120,7 @@ impl miette::Diagnostic for View<'_> {
             Some("here".into()),
             (s, len),
         )];
-        for rel in self.d.related.iter().filter(|_| self.related_labels) {
+        for rel in &self.d.related {
             if let Some(rl) = rel
                 .location
                 .filter(|l| l.file == loc.file && l.span != loc.span)
@@ -147,43 +146,129 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
     .with_links(false)
     .with_context_lines(1)
     .with_width(120);
-    let narrated = NarratableReportHandler::new().with_context_lines(0);
-    for d in r.diags {
-        let source = d
-            .location
-            .and_then(|l| r.files.get(l.file))
-            .map(|f| Indexed(&f.source));
-        // Snippets of megabyte-long lines are useless; fall back to the plain location.
-        let long_line = d.location.zip(source.as_ref()).is_some_and(|(l, s)| {
-            let p = s.0.position(l.span.start());
-            s.0.line_text(p.line).len() > MAX_SNIPPET_LINE
-        });
-        let view = View {
-            d,
-            source: if long_line { None } else { source },
-            url: crate::rules::get(d.rule).map(|r| r.url()),
-            related_labels: color,
-        };
-        if let Some(l) = super::resolve(r.files, d.location) {
-            out.push_str(&format!("{}:{}:{}: ", l.file, l.line, l.column));
+    for (package, group) in by_package(r.diags) {
+        if let Some(p) = package {
+            out.push_str(&group_header(p, &group));
         }
-        out.push_str(&format!("{}[{}]\n", d.severity.as_str(), d.rule));
-        let _ = if color {
-            graphical.render_report(&mut out, &view)
+        for d in group {
+            finding(r, d, &graphical, &mut out);
+        }
+    }
+    out
+}
+
+/// Findings grouped by package (findings of no package first), each group in report order;
+/// one group, without a header, when they concern at most one package.
+fn by_package(diags: &[Finding]) -> Vec<(Option<&str>, Vec<&Finding>)> {
+    let mut groups: std::collections::BTreeMap<Option<&str>, Vec<&Finding>> =
+        std::collections::BTreeMap::new();
+    for d in diags {
+        groups.entry(d.package.as_deref()).or_default().push(d);
+    }
+    if groups.keys().filter(|k| k.is_some()).count() <= 1 {
+        return vec![(None, diags.iter().collect())];
+    }
+    groups.into_iter().collect()
+}
+
+fn group_header(package: &str, group: &[&Finding]) -> String {
+    let count = |s: Severity| group.iter().filter(|d| d.severity == s).count();
+    let mut parts = Vec::new();
+    for (s, label) in [
+        (Severity::Error, "error"),
+        (Severity::Warning, "warning"),
+        (Severity::Info, "info"),
+    ] {
+        match count(s) {
+            0 => {}
+            1 => parts.push(format!("1 {label}")),
+            n => parts.push(format!("{n} {label}s")),
+        }
+    }
+    format!("── package {package}: {} ──\n\n", parts.join(", "))
+}
+
+fn finding(r: &Report<'_>, d: &Finding, graphical: &GraphicalReportHandler, out: &mut String) {
+    let source = d
+        .location
+        .and_then(|l| r.files.get(l.file))
+        .map(|f| Indexed(&f.source));
+    // Snippets of megabyte-long lines are useless; fall back to the plain location.
+    let long_line = d.location.zip(source.as_ref()).is_some_and(|(l, s)| {
+        let p = s.0.position(l.span.start());
+        s.0.line_text(p.line).len() > MAX_SNIPPET_LINE
+    });
+    let view = View {
+        d,
+        source: if long_line { None } else { source },
+        url: crate::rules::get(d.rule).map(|r| r.url()),
+    };
+    if let Some(l) = super::resolve(r.files, d.location) {
+        out.push_str(&format!("{}:{}:{}: ", l.file, l.line, l.column));
+    }
+    out.push_str(&format!("{}[{}]\n", d.severity.as_str(), d.rule));
+    let _ = graphical.render_report(out, &view);
+    for rel in &d.related {
+        if let Some(l) = super::resolve(r.files, rel.location) {
+            out.push_str(&format!(
+                "  = note: {} ({}:{}:{})\n",
+                rel.message, l.file, l.line, l.column
+            ));
         } else {
-            narrated.render_report(&mut out, &view)
-        };
-        for rel in &d.related {
-            if let Some(l) = super::resolve(r.files, rel.location) {
-                out.push_str(&format!(
-                    "  = note: {} ({}:{}:{})\n",
-                    rel.message, l.file, l.line, l.column
-                ));
-            } else {
-                out.push_str(&format!("  = note: {}\n", rel.message));
-            }
+            out.push_str(&format!("  = note: {}\n", rel.message));
+        }
+    }
+    out.push('\n');
+}
+
+/// `--format concise`: `file:line:col: severity[ID] message [bundle B]`, one line per finding
+/// (for grep, editors' problem matchers and compilation modes).
+pub fn render_concise(r: &Report<'_>) -> String {
+    let mut out = String::new();
+    for d in r.diags {
+        match super::resolve(r.files, d.location) {
+            Some(l) => out.push_str(&format!("{}:{}:{}: ", l.file, l.line, l.column)),
+            None => out.push_str("olmlint: "),
+        }
+        out.push_str(&format!("{}[{}] ", d.severity.as_str(), d.rule));
+        out.push_str(&d.message.replace('\n', " "));
+        match (&d.package, &d.bundle) {
+            (_, Some(b)) => out.push_str(&format!(" [bundle {b}]")),
+            (Some(p), None) => out.push_str(&format!(" [package {p}]")),
+            _ => {}
         }
         out.push('\n');
+    }
+    out
+}
+
+/// `--statistics`: findings per rule and per package, most frequent first.
+pub fn statistics(r: &Report<'_>) -> String {
+    use std::collections::BTreeMap;
+    let mut rules: BTreeMap<&str, (usize, Severity)> = BTreeMap::new();
+    let mut packages: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in r.diags {
+        let e = rules.entry(d.rule).or_insert((0, d.severity));
+        e.0 += 1;
+        e.1 = e.1.max(d.severity);
+        *packages
+            .entry(d.package.as_deref().unwrap_or("-"))
+            .or_default() += 1;
+    }
+    let mut rules: Vec<_> = rules.into_iter().collect();
+    rules.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    let mut packages: Vec<_> = packages.into_iter().collect();
+    packages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut out = String::new();
+    for (rule, (n, sev)) in &rules {
+        let name = crate::rules::get(rule).map_or("", |x| x.name.as_str());
+        out.push_str(&format!("{n:>6}  {rule}  {:<7}  {name}\n", sev.as_str()));
+    }
+    if !packages.is_empty() {
+        out.push_str("\nper package:\n");
+        for (p, n) in &packages {
+            out.push_str(&format!("{n:>6}  {p}\n"));
+        }
     }
     out
 }
@@ -212,7 +297,7 @@ pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration) -> String {
         }
     };
     format!(
-        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s{fixable}\n",
+        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s{}{fixable}\n",
         s.errors,
         s.warnings,
         s.infos,
@@ -220,6 +305,41 @@ pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration) -> String {
         s.documents,
         s.packages,
         s.bundles,
-        elapsed.as_secs_f64()
+        elapsed.as_secs_f64(),
+        most_frequent(r)
     )
+}
+
+/// "most: OLM507 ×101, OLM304 ×102 …; packages: …" when findings are many enough for it to
+/// matter (more than five).
+fn most_frequent(r: &Report<'_>) -> String {
+    if r.diags.len() <= 5 {
+        return String::new();
+    }
+    let top = |keys: Vec<&str>| {
+        let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+        for k in keys {
+            *counts.entry(k).or_default() += 1;
+        }
+        let mut v: Vec<(&str, usize)> = counts.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let more = v.len().saturating_sub(3);
+        let mut parts: Vec<String> = v.iter().take(3).map(|(k, n)| format!("{k} ×{n}")).collect();
+        if more > 0 {
+            parts.push(format!("{more} more"));
+        }
+        parts.join(", ")
+    };
+    let rules = top(r.diags.iter().map(|d| d.rule).collect());
+    let packages: Vec<&str> = r
+        .diags
+        .iter()
+        .filter_map(|d| d.package.as_deref())
+        .collect();
+    let packages = if packages.is_empty() {
+        String::new()
+    } else {
+        format!("; packages: {}", top(packages))
+    };
+    format!("\n  most: {rules}{packages} (`--statistics` for all)")
 }

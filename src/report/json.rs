@@ -43,10 +43,16 @@ struct Finding<'a> {
 
 #[derive(Serialize)]
 struct RelatedOut<'a> {
+    /// The bundle of a finding folded into this one (with `rule`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bundle: Option<&'a str>,
     column: Option<u32>,
     file: Option<String>,
     line: Option<u32>,
     message: &'a str,
+    /// The rule of a finding folded into this one: its cause (one root cause, one finding).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -104,10 +110,12 @@ fn finding<'a>(r: &Report<'a>, d: &'a Diagnostic) -> Finding<'a> {
         .map(|rel| {
             let l = Place::from(resolve(r.files, rel.location));
             RelatedOut {
+                bundle: rel.folded.as_ref().and_then(|f| f.bundle.as_deref()),
                 column: l.column,
                 file: l.file,
                 line: l.line,
                 message: &rel.message,
+                rule: rel.folded.as_ref().map(|f| f.rule),
             }
         })
         .collect();

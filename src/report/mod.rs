@@ -12,6 +12,8 @@ use crate::load::LoadedFile;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Human,
+    /// One line per finding: `file:line:col: severity[ID] message`.
+    Concise,
     Json,
     Sarif,
     Github,
@@ -144,6 +146,7 @@ impl Report<'_> {
     pub fn render(&self, format: Format, color: bool) -> String {
         match format {
             Format::Human => terminal_safe(&human::render(self, color), color),
+            Format::Concise => terminal_safe(&human::render_concise(self), false),
             Format::Json => json::render(self),
             Format::Sarif => sarif::render(self),
             Format::Github => github::render(self),

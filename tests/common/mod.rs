@@ -123,3 +123,19 @@ pub fn mkfifo(path: &Path) {
     // SAFETY: mkfifo on a NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
 }
+
+/// Every (rule, bundle) verdict of a JSON report: each finding's, and those folded into it
+/// (related items with a `rule`), e.g. the bundles OLM501 found uninstallable.
+pub fn verdicts(diags: &[Value]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for d in diags {
+        let s = |v: &Value| v.as_str().unwrap_or("").to_string();
+        out.push((s(&d["rule"]), s(&d["bundle"])));
+        for r in d["related"].as_array().into_iter().flatten() {
+            if r.get("rule").is_some() {
+                out.push((s(&r["rule"]), s(&r["bundle"])));
+            }
+        }
+    }
+    out
+}

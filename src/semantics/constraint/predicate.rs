@@ -123,10 +123,17 @@ impl Pred {
         }
     }
 
-    /// A short human description ("package bar in range >=2.0.0").
+    /// A short human description ("package bar in range >=2.0.0"). Long lists show their
+    /// first children and a count, so a generated constraint cannot flood a message.
     pub fn describe(&self) -> String {
-        let join =
-            |ps: &[Pred], sep: &str| ps.iter().map(Pred::describe).collect::<Vec<_>>().join(sep);
+        const SHOWN: usize = 6;
+        let join = |ps: &[Pred], sep: &str| {
+            let mut parts: Vec<String> = ps.iter().take(SHOWN).map(Pred::describe).collect();
+            if ps.len() > SHOWN {
+                parts.push(format!("… {} more", ps.len() - SHOWN));
+            }
+            parts.join(sep)
+        };
         match self {
             Pred::Gvk {
                 group,
