@@ -208,3 +208,59 @@ fn a_re_released_bundle_directory_is_one_warning() {
     );
     assert_eq!(related(dups[0]).len(), 2);
 }
+
+#[test]
+fn near_misses_are_the_versions_nearest_to_the_range_in_semver_order() {
+    let mut text = package("foo", "  - name: foo.v1.0.0\n")
+        + &bundle(
+            "foo",
+            "1.0.0",
+            "  - type: olm.package.required\n    value: {packageName: bar, versionRange: '>=10.5.0 <10.6.0'}\n",
+        );
+    let entries: String = (1..=20)
+        .map(|i| format!("  - name: bar.v{i}.0.0\n"))
+        .collect();
+    text.push_str(&package("bar", &entries));
+    for i in 1..=20 {
+        text.push_str(&bundle("bar", &format!("{i}.0.0"), ""));
+    }
+    let tmp = catalog(&text);
+    let d = lint(tmp.path(), &[]);
+    let m = d
+        .iter()
+        .find(|x| x["rule"] == "OLM503")
+        .map(common::message)
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    // 10.x is between 10.0.0 and 11.0.0: four on each side, highest first (not string order).
+    assert!(
+        m.ends_with(
+            "bar exists only at …, 14.0.0, 13.0.0, 12.0.0, 11.0.0, 10.0.0, 9.0.0, 8.0.0, 7.0.0, …"
+        ),
+        "{m}"
+    );
+}
+
+#[test]
+fn an_invalid_skip_range_in_a_bundle_directory_csv_is_a_warning_with_an_unsafe_fix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let b = common::bundle_dir(tmp.path(), &[]);
+    std::fs::write(
+        b.join("manifests/example.clusterserviceversion.yaml"),
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: example.v1.0.0\n  annotations:\n    olm.skipRange: <v1.0.0\nspec:\n  version: 1.0.0\n",
+    )
+    .unwrap();
+    let d = lint(&b, &[]);
+    assert_eq!(rules(&d), vec!["OLM109"], "{d:#?}");
+    assert_eq!(d[0]["severity"], "warning");
+    assert_eq!(d[0]["line"], 6);
+    assert!(common::message(&d[0]).contains("OLM cannot parse it and silently ignores it"));
+    assert_eq!(d[0]["fix"]["safe"], false);
+    assert_eq!(d[0]["fix"]["edits"][0]["replacement"], "\"<1.0.0\"");
+    // A valid range is quiet.
+    std::fs::write(
+        b.join("manifests/example.clusterserviceversion.yaml"),
+        "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: example.v1.0.0\n  annotations:\n    olm.skipRange: <1.0.0\nspec:\n  version: 1.0.0\n",
+    )
+    .unwrap();
+    assert!(lint(&b, &[]).is_empty());
+}

@@ -542,7 +542,7 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
     let r = ctx.resolution;
     let mut out = Vec::new();
     match pred {
-        Pred::Package { name, .. } => {
+        Pred::Package { name, range } => {
             let mut versions: Vec<&str> = ctx
                 .index
                 .bundles_by_package
@@ -575,11 +575,27 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
                     None => out.push(format!("there is no package {name:?} in the catalog")),
                 }
             } else {
-                let shown: Vec<&str> = versions.iter().rev().take(8).copied().collect();
+                // The eight versions nearest to where the range starts, highest first.
+                const SHOWN: usize = 8;
+                let set = range.intervals();
+                let at = set.intervals().first().map_or(versions.len(), |iv| {
+                    versions.partition_point(|v| {
+                        crate::semantics::version::parse_tolerant(v).map_or(true, |x| {
+                            crate::semantics::version::cmp(&x, iv.lower()).is_lt()
+                        })
+                    })
+                });
+                let start = at
+                    .saturating_sub(SHOWN / 2)
+                    .min(versions.len().saturating_sub(SHOWN));
+                let window = versions.get(start..).unwrap_or(&[]);
+                let shown: Vec<&str> = window.iter().take(SHOWN).rev().copied().collect();
+                let above = versions.len() > start + SHOWN;
                 out.push(format!(
-                    "{name} exists only at {}{}",
+                    "{name} exists only at {}{}{}",
+                    if above { "…, " } else { "" },
                     shown.join(", "),
-                    if versions.len() > 8 { ", …" } else { "" }
+                    if start > 0 { ", …" } else { "" }
                 ));
             }
         }

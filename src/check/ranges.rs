@@ -64,6 +64,60 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         versions(ctx, b, out);
+        if b.from_directory {
+            csv_skip_range(ctx, b, out);
+        }
+    }
+}
+
+/// The CSV's `olm.skipRange` annotation of a bundle directory: it becomes the channel
+/// entry's `skipRange` when the bundle is added to an index or rendered, where an invalid
+/// range is OLM109 (opm validate rejects the catalog; OLM ignores the upgrade edges it meant).
+fn csv_skip_range(ctx: &Ctx<'_>, b: &crate::model::Bundle<'_>, out: &mut Vec<Diagnostic>) {
+    let csv = b.doc.node;
+    if csv.get("kind").and_then(Node::as_str) != Some("ClusterServiceVersion") {
+        return;
+    }
+    let Some(node) = csv
+        .get("metadata")
+        .and_then(|m| m.get("annotations"))
+        .and_then(|a| a.get("olm.skipRange"))
+    else {
+        return;
+    };
+    let Some(text) = node.as_str().filter(|t| !t.is_empty()) else {
+        return;
+    };
+    let site = Site {
+        file: b.doc.file,
+        node,
+        pointer: "/metadata/annotations/olm.skipRange".into(),
+        package: Some(b.package()),
+        bundle: Some(b.name()),
+    };
+    let first = out.len();
+    check_range(ctx, &site, text, Use::SkipRange, out);
+    // Bundles added to an index from directories keep the text as it is, and OLM's resolver
+    // silently drops a skipRange it cannot parse: working operators have shipped such ranges
+    // for years. The upgrade edges they mean are missing: a warning, and an error once the
+    // bundle goes into a file-based catalog (opm validate).
+    for d in out.iter_mut().skip(first).filter(|d| d.rule == "OLM109") {
+        d.severity = Severity::Warning;
+        d.message.push_str(
+            "; OLM cannot parse it and silently ignores it, so the upgrades it means (skipping \
+             the versions in the range) do not exist on clusters",
+        );
+        if let Some(h) = d.help.as_mut() {
+            *h = h.replace(
+                "opm validate rejects the catalog.",
+                "opm validate rejects it in a file-based catalog rendered from this bundle.",
+            );
+        }
+        // The rewrite creates upgrade edges OLM does not follow today (and a released bundle
+        // is usually not edited in place): never applied without --unsafe-fixes.
+        if let Some(f) = d.fix.as_mut() {
+            f.safe = false;
+        }
     }
 }
 
