@@ -436,6 +436,17 @@ fn lint(args: LintArgs) -> i32 {
             }
         }
     };
+    // A mistake in `.olmlint.yaml` or the cluster properties (OLM011) stops the run with exit
+    // 2 whatever `--fail-on` says (a misspelt key must not silently switch checks off): the
+    // report, in the requested format, holds only those mistakes.
+    let mut outcome = outcome;
+    let config_mistakes = outcome.diags.iter().filter(|d| d.rule == "OLM011").count();
+    if config_mistakes > 0 {
+        outcome.diags.retain(|d| d.rule == "OLM011");
+        outcome.summary.errors = config_mistakes;
+        outcome.summary.warnings = 0;
+        outcome.summary.infos = 0;
+    }
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let format = args.format.unwrap_or(if in_actions {
         Format::Github
@@ -506,6 +517,13 @@ fn lint(args: LintArgs) -> i32 {
     // The process is about to exit: freeing hundreds of MB of trees only costs time.
     std::mem::forget(outcome);
     crate::timings::mark("report written");
+    if config_mistakes > 0 {
+        say(&format!(
+            "the configuration has {config_mistakes} mistake(s); fix {} and run again (other findings are not reported: under a configuration that may not mean what it says they could be wrong)",
+            if config_mistakes == 1 { "it" } else { "them" }
+        ));
+        return 2;
+    }
     i32::from(failed)
 }
 

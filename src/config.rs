@@ -108,7 +108,30 @@ impl Config {
         };
         for err in validator.iter_errors(&instance) {
             let pointer = err.instance_path().to_string();
-            let span = root.at_pointer(&pointer).map_or(root.span, |n| n.span);
+            let at = root.at_pointer(&pointer);
+            // An unknown key: one finding per key, at the key, with the nearest known one.
+            if let jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } =
+                err.kind()
+            {
+                let known = known_keys(&schema, &pointer);
+                for key in unexpected {
+                    let span = at
+                        .and_then(|n| n.as_map())
+                        .and_then(|m| m.iter().find(|e| &*e.key == key.as_str()))
+                        .map_or(root.span, |e| e.key_span);
+                    let hint = crate::suggest::closest(key, known.iter().map(String::as_str))
+                        .map(|k| format!(" Did you mean `{k}`?"))
+                        .unwrap_or_default();
+                    diags.push(
+                        Diagnostic::new("OLM011", format!("unknown configuration key `{key}` at `{}`", if pointer.is_empty() { "/" } else { &pointer }))
+                            .at(usize::MAX, span)
+                            .pointer(crate::model::ptr(&pointer, key))
+                            .help(format!("{}{hint} See the Configuration section of the README; the schema is schemas/olmlint-config.schema.json.", if known.is_empty() { String::new() } else { format!("Known keys here: {}.", known.join(", ")) })),
+                    );
+                }
+                continue;
+            }
+            let span = at.map_or(root.span, |n| n.span);
             diags.push(
                 Diagnostic::new("OLM011", format!("invalid configuration at `{}`: {err}", if pointer.is_empty() { "/" } else { &pointer }))
                     .at(usize::MAX, span)
@@ -389,4 +412,27 @@ fn lexical(base: &Path, rel: &str) -> PathBuf {
         }
     }
     out
+}
+
+/// The property names the configuration schema allows at `pointer` (object keys along the
+/// way are looked up under `properties`; array indices and unknown keys give nothing).
+fn known_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
+    let mut node = schema;
+    for seg in pointer.split('/').filter(|s| !s.is_empty()) {
+        if seg.parse::<usize>().is_ok() {
+            match node.get("items") {
+                Some(items) => node = items,
+                None => return Vec::new(),
+            }
+            continue;
+        }
+        match node.get("properties").and_then(|p| p.get(seg)) {
+            Some(n) => node = n,
+            None => return Vec::new(),
+        }
+    }
+    node.get("properties")
+        .and_then(|p| p.as_object())
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
 }

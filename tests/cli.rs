@@ -377,16 +377,22 @@ fn config_levels_ignores_and_its_own_mistakes() {
     .unwrap();
     std::fs::write(
         dir.path().join(".olmlint.yaml"),
-        "rules:\n  OLM105: warning\n  OLM109: off\n  OLM304: info\n  OLM99: error\nignore:\n  - catalog/legacy/**\npackages:\n  foo:\n    ignore: [OLM102]\nlimits:\n  max-depth: nope\n",
+        "rules:\n  OLM105: warning\n  OLM109: off\n  OLM304: info\nignore:\n  - catalog/legacy/**\npackages:\n  foo:\n    ignore: [OLM102]\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .args(["lint", "catalog", "-f", "json", "-q"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let diags = v["diagnostics"].as_array().unwrap();
+    let run = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["lint", "catalog", "-f", "json", "-q"])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (
+            out.status.code(),
+            v["diagnostics"].as_array().unwrap().clone(),
+        )
+    };
+    let (_, diags) = run();
     let rules: Vec<&str> = diags.iter().map(|d| d["rule"].as_str().unwrap()).collect();
     assert!(!rules.contains(&"OLM109"), "off");
     assert!(!rules.contains(&"OLM102"), "package ignore");
@@ -402,6 +408,15 @@ fn config_levels_ignores_and_its_own_mistakes() {
             .any(|d| d["rule"] == "OLM105" && d["severity"] == "warning"),
         "level override"
     );
+    // Its own mistakes: the run stops (exit 2) and reports only them.
+    std::fs::write(
+        dir.path().join(".olmlint.yaml"),
+        "rules:\n  OLM105: warning\n  OLM109: off\n  OLM304: info\n  OLM99: error\nignore:\n  - catalog/legacy/**\npackages:\n  foo:\n    ignore: [OLM102]\nlimits:\n  max-depth: nope\n",
+    )
+    .unwrap();
+    let (code, diags) = run();
+    assert_eq!(code, Some(2));
+    assert!(diags.iter().all(|d| d["rule"] == "OLM011"), "{diags:#?}");
     let config_errors: Vec<&serde_json::Value> =
         diags.iter().filter(|d| d["rule"] == "OLM011").collect();
     assert!(

@@ -104,3 +104,42 @@ fn statistics_count_per_rule_and_package() {
         "{err}"
     );
 }
+
+#[test]
+fn a_configuration_mistake_stops_the_run_with_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    catalog(tmp.path());
+    std::fs::write(
+        tmp.path().join(".olmlint.yaml"),
+        "closed-wrld: true\nlimits:\n  max-dept: 10\n",
+    )
+    .unwrap();
+    for fail_on in ["error", "never"] {
+        let out = common::olmlint(
+            Some(tmp.path()),
+            ["lint", "-f", "json", "-q", "--fail-on", fail_on, "."],
+        );
+        assert_eq!(out.status.code(), Some(2), "--fail-on {fail_on}");
+        // The report holds only the mistakes, one per unknown key, with did-you-mean.
+        let d = common::diagnostics(&out);
+        let msgs: Vec<&str> = d.iter().map(common::message).collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "unknown configuration key `closed-wrld` at `/`",
+                "unknown configuration key `max-dept` at `/limits`"
+            ],
+            "{d:#?}"
+        );
+        assert!(d[0]["help"]
+            .as_str()
+            .unwrap()
+            .contains("Did you mean `closed-world`?"));
+        assert!(d[1]["help"]
+            .as_str()
+            .unwrap()
+            .contains("Did you mean `max-depth`?"));
+        assert_eq!(d[0]["line"], 1);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("the configuration has 2 mistake(s)"));
+    }
+}
