@@ -30,7 +30,10 @@ pub fn collect(files: &[LoadedFile]) -> Vec<Suppression> {
 }
 
 fn in_file(fi: usize, f: &LoadedFile) -> Vec<Suppression> {
-    if f.format != Format::Yaml {
+    // A file that could not be read as text at all (binary, NUL bytes, invalid UTF-8) has no
+    // comments: a marker in it is data, not a suppression (it would only be an unused one).
+    let undecoded = f.docs.is_empty() && !f.problems.is_empty();
+    if f.format != Format::Yaml || undecoded {
         return Vec::new();
     }
     let text = f.source.text.as_str();

@@ -143,3 +143,19 @@ fn a_configuration_mistake_stops_the_run_with_exit_2() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("the configuration has 2 mistake(s)"));
     }
 }
+
+#[test]
+fn a_file_that_is_not_text_has_no_suppressions() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("blob.yaml"),
+        b"a: 1 # olmlint: ignore[OLM301] reason\n\0\x01 # olmlint: ignore[OLM105] x\n",
+    )
+    .unwrap();
+    let (out, _) = run(tmp.path(), &["-f", "concise"]);
+    // Only the read error: no "unused suppression" (OLM010) for bytes that are not comments.
+    assert_eq!(
+        out,
+        "blob.yaml:2:1: error[OLM001] NUL byte in a YAML file\n"
+    );
+}
