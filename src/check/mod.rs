@@ -280,11 +280,15 @@ pub fn fold_symptoms(out: &mut Vec<Diagnostic>, enabled: impl Fn(&str) -> bool) 
                 if d.fix.is_none() {
                     d.fix = fix;
                 }
+                // One pass over what the cause already lists, not one per added item (a
+                // cause shared by hundreds of bundles gathers hundreds of notes).
+                let mut seen: std::collections::HashSet<crate::diag::Location> = d
+                    .location
+                    .into_iter()
+                    .chain(d.related.iter().filter_map(|x| x.location))
+                    .collect();
                 for r in extra {
-                    let known = r.location.is_some_and(|l| {
-                        d.location == Some(l) || d.related.iter().any(|x| x.location == Some(l))
-                    });
-                    if !known {
+                    if r.location.is_none_or(|l| seen.insert(l)) {
                         d.related.push(r);
                     }
                 }

@@ -64,11 +64,16 @@ impl fmt::Debug for View<'_> {
 }
 impl fmt::Display for View<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match (&self.d.package, &self.d.bundle) {
-            (_, Some(b)) => write!(f, "{} [bundle {b}]", self.d.message),
-            (Some(p), None) => write!(f, "{} [package {p}]", self.d.message),
-            _ => f.write_str(&self.d.message),
-        }
+        write!(f, "{}{}", self.d.message, subject(self.d))
+    }
+}
+
+/// ` [bundle B]` or ` [package P]`: what a finding is about, after its message.
+fn subject(d: &Finding) -> String {
+    match (&d.package, &d.bundle) {
+        (_, Some(b)) => format!(" [bundle {b}]"),
+        (Some(p), None) => format!(" [package {p}]"),
+        _ => String::new(),
     }
 }
 impl std::error::Error for View<'_> {}
@@ -232,11 +237,7 @@ pub fn render_concise(r: &Report<'_>) -> String {
         }
         out.push_str(&format!("{}[{}] ", d.severity.as_str(), d.rule));
         out.push_str(&d.message.replace('\n', " "));
-        match (&d.package, &d.bundle) {
-            (_, Some(b)) => out.push_str(&format!(" [bundle {b}]")),
-            (Some(p), None) => out.push_str(&format!(" [package {p}]")),
-            _ => {}
-        }
+        out.push_str(&subject(d));
         out.push('\n');
     }
     out
