@@ -1,6 +1,6 @@
 //! The command line: a thin layer over [`crate::lint`] and [`crate::report`].
 
-use crate::diag::Severity;
+use crate::diag::{Diagnostic, Severity};
 use crate::report::{github, human, Format, Report};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -168,6 +168,59 @@ pub struct LintArgs {
     pub quiet: bool,
 }
 
+/// What the main thread needs to report a run that did not end 10 s after `--timeout`.
+struct HardStop {
+    timeout: f64,
+    format: Option<Format>,
+    output_file: Option<PathBuf>,
+}
+
+impl HardStop {
+    /// The report of a run stopped from outside: one OLM012 finding naming the phase it was
+    /// in, in the requested format, where the report would have gone. Nothing the run found
+    /// is in it (its findings are not complete until the end).
+    fn report(&self) {
+        let phase = crate::timings::current_phase();
+        let finding = Diagnostic::new(
+            "OLM012",
+            format!(
+                "lint did not finish within the {} s timeout and was stopped 10 s later, during {phase}: no finding of this run is reported",
+                self.timeout
+            ),
+        )
+        .help("Something in these catalogs takes longer than olmlint's own bounds foresee (please report it with the catalog). Raise `--timeout`, or lint fewer catalogs per run.");
+        let diags = [finding];
+        let report = Report {
+            diags: &diags,
+            files: &[],
+            summary: crate::report::Summary {
+                errors: 1,
+                ..Default::default()
+            },
+        };
+        let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+        let format = self.format.unwrap_or(if in_actions {
+            Format::Github
+        } else {
+            Format::Human
+        });
+        let text = report.render(format, false);
+        match &self.output_file {
+            Some(path) => {
+                if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
+                    eprintln!("olmlint: cannot write {}: {e}", path.display());
+                }
+            }
+            None => {
+                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            }
+        }
+        eprintln!(
+            "olmlint: timed out: the run did not end within 10 s of --timeout (during {phase}); the report holds only that"
+        );
+    }
+}
+
 /// How many times `--fix` re-lints and fixes again (a fix can uncover another).
 const MAX_FIX_PASSES: usize = 8;
 
@@ -199,9 +252,16 @@ pub fn main() -> i32 {
     // The hard stop: the checks honour --timeout themselves; this catches what they cannot
     // interrupt (a huge load) so that CI never hangs.
     let hard_stop = match &cli.command {
-        Command::Lint(a) => a
-            .timeout
-            .map(|t| std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9) + 10.0)),
+        Command::Lint(a) => a.timeout.map(|t| {
+            (
+                std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9) + 10.0),
+                HardStop {
+                    timeout: t,
+                    format: a.format,
+                    output_file: a.output_file.clone(),
+                },
+            )
+        }),
         _ => None,
     };
     let (tx, rx) = std::sync::mpsc::channel();
@@ -215,16 +275,16 @@ pub fn main() -> i32 {
         eprintln!("olmlint: internal error: cannot start the worker thread");
         return 2;
     }
-    let received = match hard_stop {
-        Some(d) => rx.recv_timeout(d).map_err(|_| true),
+    let received = match &hard_stop {
+        Some((d, _)) => rx.recv_timeout(*d).map_err(|_| true),
         None => rx.recv().map_err(|_| false),
     };
     match received {
         Ok(Ok(code)) => code,
         Err(true) => {
-            eprintln!(
-                "olmlint: timed out: the run did not end within 10 s of --timeout; no report was written"
-            );
+            if let Some((_, stop)) = &hard_stop {
+                stop.report();
+            }
             2
         }
         _ => {
@@ -447,6 +507,19 @@ fn lint(args: LintArgs) -> i32 {
         outcome.summary.warnings = 0;
         outcome.summary.infos = 0;
     }
+    outcome.cap_for_report();
+    // A fix is advertised (JSON/SARIF `fix`, the "fixable" count) only if `--fix` would
+    // apply it: re-parsing shows exactly the intended change.
+    if outcome.diags.iter().any(|d| d.fix.is_some()) {
+        let refused = crate::timings::phase("fix verification", || {
+            crate::fix::refused(&outcome.diags, &outcome.files)
+        });
+        for i in refused {
+            if let Some(d) = outcome.diags.get_mut(i) {
+                d.fix = None;
+            }
+        }
+    }
     let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
     let format = args.format.unwrap_or(if in_actions {
         Format::Github
@@ -505,7 +578,10 @@ fn lint(args: LintArgs) -> i32 {
         for n in &outcome.notes {
             eprintln!("note: {}", crate::report::terminal_safe(n, false));
         }
-        eprint!("{}", human::summary_line(&report, started.elapsed()));
+        eprint!(
+            "{}",
+            crate::report::terminal_safe(&human::summary_line(&report, started.elapsed()), false)
+        );
     }
     let threshold = match args.fail_on {
         FailOn::Error => Some(Severity::Error),

@@ -28,6 +28,8 @@ pub struct Config {
     pub limits: Limits,
     pub cel_eval_budget: u64,
     pub sat_conflicts: u64,
+    /// Findings of one rule in one file that are reported (`limits.max-findings-per-rule-per-file`).
+    pub max_findings_per_rule_per_file: usize,
     pub context: Vec<PathBuf>,
     /// Wall-clock budget for the checks (`limits.timeout`, `--timeout`), in seconds.
     pub timeout: Option<f64>,
@@ -43,6 +45,14 @@ pub struct Config {
 }
 
 impl Config {
+    /// What one CEL evaluation may spend: `limits.cel-eval-budget` units, until the deadline.
+    pub fn cel_budget(&self) -> crate::semantics::cel::EvalBudget {
+        crate::semantics::cel::EvalBudget {
+            units: self.cel_eval_budget,
+            deadline: self.deadline,
+        }
+    }
+
     /// Whether the run's deadline has passed: checks stop starting new work (OLM012).
     pub fn expired(&self) -> bool {
         self.deadline
@@ -54,6 +64,7 @@ impl Config {
             base,
             cel_eval_budget: 1_000_000,
             sat_conflicts: 100_000,
+            max_findings_per_rule_per_file: 1000,
             ..Default::default()
         }
     }
@@ -268,6 +279,9 @@ impl Config {
             if let Some(v) = num("max-alias-nodes") {
                 self.limits.max_alias_nodes = v;
             }
+            if let Some(v) = num("max-alias-bytes") {
+                self.limits.max_alias_bytes = v;
+            }
             if let Some(v) = num("max-file-size") {
                 self.limits.max_file_size = v;
             }
@@ -276,6 +290,10 @@ impl Config {
             }
             if let Some(v) = num("sat-conflicts") {
                 self.sat_conflicts = v;
+            }
+            if let Some(v) = num("max-findings-per-rule-per-file") {
+                self.max_findings_per_rule_per_file =
+                    usize::try_from(v.max(1)).unwrap_or(usize::MAX);
             }
             if let Some(crate::load::tree::Value::Number { value, .. }) =
                 l.get("timeout").map(|n| &n.value)

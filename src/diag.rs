@@ -54,7 +54,7 @@ pub struct Folded {
 }
 
 /// A text edit for `--fix`: replace `span` of `file` with `replacement`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Edit {
     pub file: usize,
     pub span: Span,
@@ -62,7 +62,7 @@ pub struct Edit {
 }
 
 /// What an [`Edit`] puts in place of its span.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Replacement {
     /// Exactly this text.
     Raw(String),
@@ -121,6 +121,72 @@ pub struct Diagnostic {
     /// these locations, this one is a symptom of it and is folded into it (one root cause,
     /// one finding; see `check::fold_symptoms`). Not part of any output.
     pub explained_by: Vec<Location>,
+    /// Findings of the same rule in the same file that this one stands for: left out by
+    /// [`cap_per_rule_and_file`] (counted in the summary, named in a note).
+    pub omitted: usize,
+}
+
+/// Bound on what findings cost: at most `limit` findings of one rule in one file are kept (in
+/// the order given); the last one kept counts the others in `omitted`. A file of two million
+/// empty documents is then `limit` OLM003 findings and a count, not two million.
+pub fn cap_per_rule_and_file(diags: Vec<Diagnostic>, limit: usize) -> Vec<Diagnostic> {
+    type Key = (&'static str, Option<usize>);
+    let key = |d: &Diagnostic| -> Key { (d.rule, d.location.map(|l| l.file)) };
+    let mut totals: std::collections::HashMap<Key, usize> = Default::default();
+    for d in &diags {
+        *totals.entry(key(d)).or_default() += 1;
+    }
+    if totals.values().all(|&n| n <= limit) {
+        return diags;
+    }
+    let mut kept: std::collections::HashMap<Key, (usize, usize)> = Default::default();
+    let mut out: Vec<Diagnostic> =
+        Vec::with_capacity(diags.len().min(totals.len().saturating_mul(limit)));
+    for d in diags {
+        let k = key(&d);
+        let slot = kept.entry(k).or_insert((0, usize::MAX));
+        if slot.0 >= limit {
+            if let Some(last) = out.get_mut(slot.1) {
+                last.omitted += 1 + d.omitted;
+            }
+            continue;
+        }
+        slot.0 += 1;
+        slot.1 = out.len();
+        out.push(d);
+    }
+    out
+}
+
+/// Longest message, help, related message and package or bundle name a finding carries, in
+/// bytes: catalog text quoted in findings (a 1 MB value, a 100 000-character rule) is elided
+/// in the middle, so output stays proportional to the number of findings, not to the input.
+pub const MAX_MESSAGE: usize = 4096;
+pub const MAX_HELP: usize = 8192;
+pub const MAX_RELATED: usize = 2048;
+pub const MAX_NAME: usize = 512;
+
+/// `s` cut to at most about `max` bytes: its beginning and end, with the number of characters
+/// left out in between.
+pub fn bounded(s: String, max: usize) -> String {
+    if s.len() <= max {
+        return s;
+    }
+    let floor = |mut i: usize| {
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let head = floor(max * 2 / 3);
+    let tail = floor(s.len() - max / 4);
+    let tail = if tail < head { head } else { tail };
+    let left_out = s.get(head..tail).map_or(0, |m| m.chars().count());
+    format!(
+        "{}…[{left_out} characters left out]…{}",
+        s.get(..head).unwrap_or(""),
+        s.get(tail..).unwrap_or("")
+    )
 }
 
 impl Diagnostic {
@@ -130,7 +196,7 @@ impl Diagnostic {
         Diagnostic {
             rule,
             severity,
-            message: message.into(),
+            message: bounded(message.into(), MAX_MESSAGE),
             help: None,
             location: None,
             pointer: None,
@@ -139,6 +205,7 @@ impl Diagnostic {
             related: Vec::new(),
             fix: None,
             explained_by: Vec::new(),
+            omitted: 0,
         }
     }
     pub fn at(mut self, file: usize, span: Span) -> Self {
@@ -146,7 +213,7 @@ impl Diagnostic {
         self
     }
     pub fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
+        self.help = Some(bounded(help.into(), MAX_HELP));
         self
     }
     pub fn pointer(mut self, p: impl Into<String>) -> Self {
@@ -154,11 +221,11 @@ impl Diagnostic {
         self
     }
     pub fn package(mut self, p: Option<&str>) -> Self {
-        self.package = p.map(str::to_string);
+        self.package = p.map(|p| bounded(p.to_string(), MAX_NAME));
         self
     }
     pub fn bundle(mut self, b: Option<&str>) -> Self {
-        self.bundle = b.map(str::to_string);
+        self.bundle = b.map(|b| bounded(b.to_string(), MAX_NAME));
         self
     }
     pub fn severity(mut self, s: Severity) -> Self {
@@ -167,7 +234,7 @@ impl Diagnostic {
     }
     pub fn related(mut self, message: impl Into<String>, location: Option<Location>) -> Self {
         self.related.push(Related {
-            message: message.into(),
+            message: bounded(message.into(), MAX_RELATED),
             location,
             folded: None,
         });

@@ -35,12 +35,21 @@ pub enum Mode {
     Unsafe,
 }
 
-/// Plans the edits of every applicable fix, file by file. A fix is taken whole or not at all:
-/// one whose edits overlap an edit already taken waits for the next pass. Identical fixes
-/// reported by several findings are applied once and counted for each finding.
-pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileChange> {
-    let mut by_file: BTreeMap<usize, Vec<(&Diagnostic, &[Edit])>> = BTreeMap::new();
-    for d in diags {
+/// The fixes of one file: each distinct edit set with the findings (indexes into `diags`)
+/// that carry it, sorted by where the set starts.
+type FileFixes<'d> = Vec<(&'d [Edit], Vec<usize>)>;
+
+/// Every applicable fix of `mode`, grouped by file, identical fixes merged (hashing: 40 000
+/// fixes are not compared pairwise). Fixes whose spans are stale or that span several files
+/// (no rule produces one) are left out.
+fn fixes_by_file<'d>(
+    diags: &'d [Diagnostic],
+    files: &[LoadedFile],
+    mode: Mode,
+) -> BTreeMap<usize, FileFixes<'d>> {
+    let mut by_file: BTreeMap<usize, FileFixes<'d>> = BTreeMap::new();
+    let mut index: std::collections::HashMap<&'d [Edit], usize> = Default::default();
+    for (di, d) in diags.iter().enumerate() {
         let Some(fix) = &d.fix else { continue };
         if !fix.safe && mode == Mode::Safe {
             continue;
@@ -48,65 +57,94 @@ pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileC
         let Some(file) = fix.edits.first().map(|e| e.file) else {
             continue;
         };
-        // Fixes spanning several files are not produced by any rule; skip them defensively.
-        if fix.edits.iter().any(|e| e.file != file) || file >= files.len() {
+        let Some(text) = files.get(file).map(|f| f.source.text.as_str()) else {
+            continue;
+        };
+        let valid = fix.edits.iter().all(|e| {
+            let (s, t) = (e.span.start as usize, e.span.end as usize);
+            e.file == file
+                && s <= t
+                && t <= text.len()
+                && text.is_char_boundary(s)
+                && text.is_char_boundary(t)
+        });
+        if !valid {
             continue;
         }
-        by_file.entry(file).or_default().push((d, &fix.edits));
+        let sets = by_file.entry(file).or_default();
+        match index.get(fix.edits.as_slice()) {
+            Some(&i) => {
+                if let Some(set) = sets.get_mut(i) {
+                    set.1.push(di);
+                }
+            }
+            None => {
+                index.insert(&fix.edits, sets.len());
+                sets.push((&fix.edits, vec![di]));
+            }
+        }
     }
+    for sets in by_file.values_mut() {
+        sets.sort_by_key(|(edits, _)| edits.iter().map(|e| e.span.start).min());
+    }
+    by_file
+}
+
+/// Edits already taken in one file, by start: whether a new edit overlaps one of them is a
+/// lookup of its neighbours, not a scan of all.
+#[derive(Default)]
+struct Taken(BTreeMap<u32, Vec<Edit>>);
+
+impl Taken {
+    fn overlaps(&self, e: &Edit) -> bool {
+        // Taken edits never overlap one another, so of those starting at or before `e`,
+        // only the last can reach into it; of those starting inside it, the first tells.
+        let before = self.0.range(..=e.span.start).next_back();
+        let after = self
+            .0
+            .range(e.span.start..e.span.end.max(e.span.start + 1))
+            .next();
+        before
+            .into_iter()
+            .chain(after)
+            .flat_map(|(_, v)| v)
+            .any(|t| overlap(t, e))
+    }
+
+    fn take(&mut self, edits: &[Edit]) {
+        for e in edits {
+            self.0.entry(e.span.start).or_default().push(e.clone());
+        }
+    }
+}
+
+/// Plans the edits of every applicable fix, file by file. A fix is taken whole or not at all:
+/// one whose edits overlap an edit already taken waits for the next pass. Identical fixes
+/// reported by several findings are applied once and counted for each finding.
+pub fn plan(diags: &[Diagnostic], files: &[LoadedFile], mode: Mode) -> Vec<FileChange> {
     let mut changes = Vec::new();
-    for (file, mut fixes) in by_file {
+    for (file, fixes) in fixes_by_file(diags, files, mode) {
         let Some(source) = files.get(file).map(|f| &f.source) else {
             continue;
         };
         let text: &String = &source.text;
-        fixes.sort_by_key(|(_, edits)| edits.iter().map(|e| e.span.start).min());
-        let mut taken: Vec<&Edit> = Vec::new();
-        let mut taken_sets: Vec<&[Edit]> = Vec::new();
+        let mut taken = Taken::default();
         // Each taken fix with the findings it answers.
         let mut sets: Vec<(&[Edit], Vec<&Diagnostic>)> = Vec::new();
-        for (d, edits) in fixes {
-            let valid = edits.iter().all(|e| {
-                let (s, t) = (e.span.start as usize, e.span.end as usize);
-                s <= t && t <= text.len() && text.is_char_boundary(s) && text.is_char_boundary(t)
-            });
-            if !valid {
+        for (edits, ds) in fixes {
+            if edits.iter().any(|e| taken.overlaps(e)) {
                 continue;
             }
-            if let Some(i) = taken_sets.iter().position(|t| *t == edits) {
-                if let Some(set) = sets.get_mut(i) {
-                    set.1.push(d);
-                }
-                continue;
-            }
-            if edits.iter().any(|e| taken.iter().any(|t| overlap(t, e))) {
-                continue;
-            }
-            taken.extend(edits.iter());
-            taken_sets.push(edits);
-            sets.push((edits, vec![d]));
+            taken.take(edits);
+            sets.push((edits, ds.iter().filter_map(|&i| diags.get(i)).collect()));
         }
-        // All together if the result is exactly what was meant; else one by one (each check
-        // is a parse, so at most VERIFY_SINGLY of them; the rest wait for the next pass).
+        // All together if the result is exactly what was meant; else the largest set that is,
+        // found by halving (each check is a parse, at most VERIFY_BUDGET of them per file;
+        // what is left waits for the next pass).
         let original = Original::parse(text);
-        let all: Vec<&Edit> = sets.iter().flat_map(|(e, _)| e.iter()).collect();
-        let mut kept: Vec<usize> = Vec::new();
-        let mut after = apply(text, &all);
-        if original.verify(&after, &all) {
-            kept = (0..sets.len()).collect();
-        } else {
-            let mut edits: Vec<&Edit> = Vec::new();
-            for (i, (set, _)) in sets.iter().enumerate().take(VERIFY_SINGLY) {
-                let mut trial = edits.clone();
-                trial.extend(set.iter());
-                let candidate = apply(text, &trial);
-                if original.verify(&candidate, &trial) {
-                    edits = trial;
-                    kept.push(i);
-                }
-            }
-            after = apply(text, &edits);
-        }
+        let edit_sets: Vec<&[Edit]> = sets.iter().map(|(e, _)| *e).collect();
+        let (kept, edits) = original.largest_verified(&edit_sets);
+        let after = apply(text, &edits);
         if after == *text {
             continue;
         }
@@ -176,25 +214,85 @@ pub fn content_start(text: &str, node: &crate::load::tree::Node) -> usize {
     crate::load::scalar::block_indicator(text, start).unwrap_or(start)
 }
 
-/// Fixes of one file checked one at a time when checking them together failed.
-const VERIFY_SINGLY: usize = 64;
+/// Parses of one file's edited text that checking its fixes may take.
+const VERIFY_BUDGET: usize = 64;
 
-/// `text` with `edits` (not overlapping) applied; a file with CRLF line breaks keeps them.
+/// Which findings carry a fix that `--fix` (with `--unsafe-fixes`) would refuse: re-parsing
+/// the file with it does not show exactly the intended change, or it could not be checked
+/// within the budget. Reports must not advertise those (JSON/SARIF `fix`, "fixable" counts).
+/// Fixes that overlap are checked in separate layers, as `--fix` would apply them in
+/// separate passes. Indexes into `diags`.
+pub fn refused(diags: &[Diagnostic], files: &[LoadedFile]) -> std::collections::HashSet<usize> {
+    let mut refused = std::collections::HashSet::new();
+    for (file, fixes) in fixes_by_file(diags, files, Mode::Unsafe) {
+        let Some(text) = files.get(file).map(|f| f.source.text.as_str()) else {
+            continue;
+        };
+        // Layers of fixes that do not overlap one another (a fix goes to the first layer it
+        // fits in); more than a few layers means fixes stacked on one spot: not checked.
+        const LAYERS: usize = 4;
+        let mut layers: Vec<(Taken, Vec<usize>)> = Vec::new();
+        for (i, (edits, ds)) in fixes.iter().enumerate() {
+            let fits = layers
+                .iter()
+                .position(|(t, _)| !edits.iter().any(|e| t.overlaps(e)));
+            let count = layers.len();
+            match fits.and_then(|l| layers.get_mut(l)) {
+                Some((t, members)) => {
+                    t.take(edits);
+                    members.push(i);
+                }
+                None if count < LAYERS => {
+                    let mut t = Taken::default();
+                    t.take(edits);
+                    layers.push((t, vec![i]));
+                }
+                None => refused.extend(ds.iter().copied()),
+            }
+        }
+        let original = Original::parse(text);
+        for (_, members) in &layers {
+            let sets: Vec<&[Edit]> = members
+                .iter()
+                .filter_map(|&i| fixes.get(i).map(|(e, _)| *e))
+                .collect();
+            let (kept, _) = original.largest_verified(&sets);
+            let kept: std::collections::HashSet<usize> = kept.into_iter().collect();
+            for (j, &i) in members.iter().enumerate() {
+                if !kept.contains(&j) {
+                    if let Some((_, ds)) = fixes.get(i) {
+                        refused.extend(ds.iter().copied());
+                    }
+                }
+            }
+        }
+    }
+    refused
+}
+
+/// `text` with `edits` (not overlapping) applied, in one pass; a file with CRLF line breaks
+/// keeps them.
 fn apply(text: &str, edits: &[&Edit]) -> String {
     let crlf = text.contains("\r\n");
     let mut sorted: Vec<&Edit> = edits.to_vec();
-    sorted.sort_by_key(|e| std::cmp::Reverse(e.span.start));
-    let mut after = text.to_string();
+    sorted.sort_by_key(|e| (e.span.start, e.span.end));
+    let mut after = String::with_capacity(text.len());
+    let mut at = 0usize;
     for e in sorted {
         let (s, t) = (e.span.start as usize, e.span.end as usize);
-        if let Some(old) = text.get(s..t) {
-            let mut new = replacement_text(old, &e.replacement);
-            if crlf {
-                new = new.replace("\r\n", "\n").replace('\n', "\r\n");
-            }
-            after.replace_range(s..t, &new);
+        let Some(old) = text.get(s..t).filter(|_| s >= at) else {
+            continue;
+        };
+        after.push_str(text.get(at..s).unwrap_or(""));
+        let new = replacement_text(old, &e.replacement);
+        if crlf {
+            after.push_str(&new.replace("\r\n", "\n").replace('\n', "\r\n"));
+        } else {
+            after.push_str(&new);
         }
+        at = t;
     }
+    after.push_str(text.get(at..).unwrap_or(""));
     after
 }
 
@@ -215,6 +313,37 @@ impl<'t> Original<'t> {
             parsed,
             problems,
         }
+    }
+
+    /// The largest run of `sets` (taken in order) whose edits together read back as
+    /// intended: all of them when they do, else found by halving the refused group, within
+    /// [`VERIFY_BUDGET`] parses. The indexes kept and their edits.
+    fn largest_verified<'e>(&self, sets: &[&'e [Edit]]) -> (Vec<usize>, Vec<&'e Edit>) {
+        let mut kept = Vec::new();
+        let mut edits: Vec<&'e Edit> = Vec::new();
+        let mut budget = VERIFY_BUDGET;
+        // Ranges still to try, first to last (a stack, so pushed in reverse).
+        let mut todo: Vec<std::ops::Range<usize>> = Vec::new();
+        todo.push(0..sets.len());
+        while let Some(range) = todo.pop() {
+            if range.is_empty() || budget == 0 {
+                continue;
+            }
+            budget -= 1;
+            let mut trial = edits.clone();
+            for set in sets.get(range.clone()).unwrap_or_default() {
+                trial.extend(set.iter());
+            }
+            if self.verify(&apply(self.text, &trial), &trial) {
+                edits = trial;
+                kept.extend(range);
+            } else if range.len() > 1 {
+                let mid = range.start + range.len() / 2;
+                todo.push(mid..range.end);
+                todo.push(range.start..mid);
+            }
+        }
+        (kept, edits)
     }
 
     /// Whether `after` (this text with `edits` applied) reads as exactly the intended
@@ -413,8 +542,14 @@ pub fn write(changes: &[FileChange], roots: &[std::path::PathBuf]) -> Vec<String
 }
 
 /// A unified diff of one change (`--diff`), with paths as `a/…` and `b/…` like git's.
+/// Patience diff with a deadline: Myers' algorithm was quadratic on a file with 40 000 fixes
+/// (80 000 changed lines, 40 s); past the deadline the diff is still correct, only less
+/// minimal.
 pub fn unified_diff(c: &FileChange) -> String {
-    similar::TextDiff::from_lines(&c.before, &c.after)
+    similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
+        .timeout(std::time::Duration::from_secs(2))
+        .diff_lines(&c.before, &c.after)
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{}", c.display), &format!("b/{}", c.display))

@@ -45,6 +45,21 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// The catalogs linted (not context or baseline): where `--fix` may write.
     pub roots: Vec<PathBuf>,
+    /// `limits.max-findings-per-rule-per-file`, for [`Outcome::cap_for_report`].
+    pub max_findings_per_rule_per_file: usize,
+}
+
+impl Outcome {
+    /// The report's bound on findings: applied to what is shown, never to what `--fix`
+    /// plans from (a capped list would fix a file in several passes).
+    pub fn cap_for_report(&mut self) {
+        let (diags, not_shown) = cap_findings(
+            std::mem::take(&mut self.diags),
+            self.max_findings_per_rule_per_file,
+        );
+        self.diags = diags;
+        self.summary.not_shown = not_shown;
+    }
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, String> {
@@ -262,7 +277,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                     .map_or(String::new(), |p| p.display().to_string());
                 let sources = sources(name, cat, index, &context, &context_index);
                 let resolution = crate::timings::phase("baseline resolution", || {
-                    crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)
+                    crate::model::resolution::build(&sources, config.cel_budget(), &provided)
                 });
                 let catalogs: Vec<&crate::model::Catalog<'_>> =
                     sources.iter().map(|s| s.catalog).collect();
@@ -304,7 +319,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 );
                 let sources = sources(name, &catalog, &index, &context, &context_index);
                 let resolution = crate::timings::phase("resolution", || {
-                    crate::model::resolution::build(&sources, config.cel_eval_budget, &provided)
+                    crate::model::resolution::build(&sources, config.cel_budget(), &provided)
                 });
                 let catalogs: Vec<&crate::model::Catalog<'_>> =
                     sources.iter().map(|s| s.catalog).collect();
@@ -376,7 +391,60 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         files,
         diags,
         summary,
+        max_findings_per_rule_per_file: config.max_findings_per_rule_per_file,
     })
+}
+
+/// Related locations (not counting folded findings) one finding lists.
+const MAX_RELATED_LOCATIONS: usize = 64;
+
+/// The report's bound on findings (`limits.max-findings-per-rule-per-file`): the last finding
+/// kept of a rule in a file says how many more there are. Returns how many were left out.
+fn cap_findings(diags: Vec<Diagnostic>, limit: usize) -> (Vec<Diagnostic>, usize) {
+    let mut diags = crate::diag::cap_per_rule_and_file(diags, limit);
+    // Related locations too: an explanation through a chain of 1 000 packages named every
+    // link in every finding (output quadratic in the chain). Folded findings stay: they
+    // are verdicts.
+    for d in &mut diags {
+        let plain = d.related.iter().filter(|r| r.folded.is_none()).count();
+        if plain > MAX_RELATED_LOCATIONS {
+            let mut seen = 0;
+            d.related.retain(|r| {
+                if r.folded.is_some() {
+                    return true;
+                }
+                seen += 1;
+                seen <= MAX_RELATED_LOCATIONS
+            });
+            d.related.push(crate::diag::Related {
+                message: format!(
+                    "… and {} more related location(s), not shown",
+                    plain - MAX_RELATED_LOCATIONS
+                ),
+                location: None,
+                folded: None,
+            });
+        }
+    }
+    let mut left_out = 0;
+    for d in diags.iter_mut().filter(|d| d.omitted > 0) {
+        left_out += d.omitted;
+        let place = if d.location.is_some() {
+            "in this file"
+        } else {
+            "without a file"
+        };
+        let note = format!(
+            "{} more {} finding(s) {place} are not shown (the report lists at most {limit} of one rule in one file: `limits.max-findings-per-rule-per-file`)",
+            d.omitted, d.rule
+        );
+        d.related.push(crate::diag::Related {
+            message: note,
+            location: None,
+            folded: None,
+        });
+    }
+    (diags, left_out)
 }
 
 /// A catalog as the resolver sees it: itself first (the depender's own catalog), then the

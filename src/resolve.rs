@@ -110,7 +110,7 @@ pub fn run_all(reqs: &[Request]) -> Vec<Result<Answer, String>> {
                         })
                     })
                     .collect();
-                resolution::build(&sources, 1_000_000, &Provided::default())
+                resolution::build(&sources, 1_000_000.into(), &Provided::default())
             });
             answer(req, r, catalogs.get(home))
         })

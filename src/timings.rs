@@ -23,8 +23,20 @@ fn offset_ms(t: Instant) -> f64 {
         .map_or(0.0, |s| t.saturating_duration_since(*s).as_secs_f64() * 1e3)
 }
 
+/// The phase most recently started (catalogs are checked in parallel, so another may be
+/// running too): what a report of a run stopped from outside names.
+static CURRENT: std::sync::Mutex<&'static str> = std::sync::Mutex::new("start-up");
+
+/// The phase most recently started, e.g. `load` or `check installability`.
+pub fn current_phase() -> &'static str {
+    CURRENT.lock().map_or("an unknown phase", |p| *p)
+}
+
 /// Runs `f`, printing its wall time under `label` when timings are on.
-pub fn phase<T>(label: &str, f: impl FnOnce() -> T) -> T {
+pub fn phase<T>(label: &'static str, f: impl FnOnce() -> T) -> T {
+    if let Ok(mut p) = CURRENT.lock() {
+        *p = label;
+    }
     if !enabled() {
         return f();
     }

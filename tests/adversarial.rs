@@ -411,6 +411,8 @@ struct Case {
     clean: bool,
     /// Peak RSS allowed, MiB.
     max_rss_mib: u64,
+    /// Largest report allowed (stdout), bytes: output must not amplify the input.
+    max_output: usize,
     timeout: Duration,
 }
 
@@ -422,6 +424,7 @@ const CASE: Case = Case {
     message: None,
     clean: false,
     max_rss_mib: 512,
+    max_output: 64 << 20,
     timeout: TIMEOUT,
 };
 
@@ -1051,6 +1054,95 @@ fn corpus() -> Vec<Case> {
             max_rss_mib: 1536,
             ..CASE
         },
+        // Bounds that hold per run, not only per file or value (issue #28).
+        Case {
+            name: "alias-spread-over-files",
+            // 100 files, each just under the per-file alias limit (990 000 nodes): 4.6 GB
+            // when the budget was per file only.
+            setup: |d| {
+                let a = vec!["x"; 100].join(",");
+                let b = vec!["*a"; 100].join(",");
+                let c = vec!["*b"; 97].join(",");
+                let doc = format!("a: &a [{a}]\nb: &b [{b}]\nc: [{c}]\n");
+                for i in 0..100 {
+                    write(&d.join(format!("catalog/f{i}.yaml")), &doc);
+                }
+                generated(d, None)
+            },
+            expect: &["OLM001"],
+            message: Some("in all files of this run together"),
+            ..CASE
+        },
+        Case {
+            name: "alias-long-string",
+            // A 100 KB string aliased 10 000 times is 10 000 nodes but 1 GB of text.
+            setup: |d| {
+                let s = "x".repeat(100_000);
+                let refs = vec!["*a"; 10_000].join(",");
+                write(
+                    &d.join("catalog/catalog.yaml"),
+                    format!("a: &a \"{s}\"\nb: [{refs}]\n"),
+                );
+                generated(d, None)
+            },
+            expect: &["OLM001"],
+            message: Some("bytes of text in this file"),
+            ..CASE
+        },
+        Case {
+            name: "documents-2m",
+            // Two million empty documents: 1 000 OLM003 findings and a count, not 2 000 000
+            // (3.6 GB, 27 s before).
+            setup: |d| {
+                write(
+                    &d.join("catalog/catalog.yaml"),
+                    "---\n{}\n".repeat(2_000_000),
+                );
+                generated(d, None)
+            },
+            expect: &["OLM003"],
+            max_rss_mib: 768,
+            max_output: 4 << 20,
+            ..CASE
+        },
+        Case {
+            name: "quoted-value-1mb",
+            // A 1 MiB package name, quoted by every finding about the package: messages and
+            // names are elided in the middle.
+            setup: |d| {
+                let name = "a".repeat(1 << 20);
+                write(
+                    &d.join("catalog/catalog.json"),
+                    format!(
+                        "{{\"schema\":\"olm.package\",\"name\":\"{name}\"}}\n{{\"schema\":\"olm.channel\",\"package\":\"{name}\",\"name\":\"s\",\"entries\":[]}}\n"
+                    ),
+                );
+                generated(d, None)
+            },
+            expect: &["OLM101"],
+            message: Some("characters left out"),
+            max_output: 256 << 10,
+            ..CASE
+        },
+        Case {
+            name: "cel-doubling",
+            // `[s].map(y, y + y)[0]` nested 30 times: 10 GiB of string before the cost model
+            // counted the size of values built.
+            setup: |d| {
+                let mut e = String::from("'abcdefghij'");
+                for _ in 0..30 {
+                    e = format!("[{e}].map(y, y + y)[0]");
+                }
+                write(
+                    &d.join("catalog/catalog.json"),
+                    json_catalog(&[cel_constraint(&format!("size({e}) > 0"))]),
+                );
+                generated(d, None)
+            },
+            expect: &["OLM406"],
+            message: Some("exceeds the cost budget"),
+            ..CASE
+        },
     ]
 }
 
@@ -1359,6 +1451,13 @@ fn run_case(case: &Case) -> Row {
     }
     if !matches!(run.exit, Exit::Code(0 | 1)) {
         return row;
+    }
+    if run.stdout.len() > case.max_output {
+        row.problems.push(format!(
+            "report of {} bytes, over the case's budget of {}",
+            run.stdout.len(),
+            case.max_output
+        ));
     }
     let report: serde_json::Value = match serde_json::from_slice(&run.stdout) {
         Ok(v) => v,

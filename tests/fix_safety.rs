@@ -113,3 +113,38 @@ fn fix_without_a_path_writes_in_the_working_directory() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A fix that `--fix` refuses (re-parsing would not show exactly the intended change) is not
+/// advertised either: no `fix` in JSON or SARIF, not counted as fixable.
+#[test]
+fn refused_fixes_are_not_advertised() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("catalog.yaml");
+    let anchored = format!(
+        "{HEAD}  - type: olm.constraint.cel\n    value: &c {{rule: 'true', message: hi}}\n  - type: x.copy\n    value: *c\n"
+    );
+    let plain =
+        format!("{HEAD}  - type: olm.constraint.cel\n    value: {{rule: 'true', message: hi}}\n");
+    for (text, advertised) in [(anchored, false), (plain, true)] {
+        std::fs::write(&f, &text).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["lint", "--no-config", "-f", "json", f.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let olm208: Vec<&serde_json::Value> = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == "OLM208")
+            .collect();
+        assert!(!olm208.is_empty(), "{report:#}");
+        assert_eq!(
+            olm208.iter().any(|d| !d["fix"].is_null()),
+            advertised,
+            "{text}\n{report:#}"
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.contains("--unsafe-fixes"), advertised, "{stderr}");
+    }
+}

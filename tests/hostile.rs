@@ -304,3 +304,104 @@ fn catalog_text_cannot_inject_terminal_or_workflow_commands() {
         }
     }
 }
+
+/// In colour, catalog text is made inert before miette colours the report: an SGR sequence
+/// from a catalog (`ESC[8m` hides what follows) or an OSC title never reaches the terminal,
+/// in messages, names or snippets; olmlint's own colours do.
+#[test]
+fn colour_output_keeps_no_escape_sequence_from_the_catalog() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(
+        cat.join("c.yaml"),
+        "schema: olm.package\nname: \"p\\e[8mhidden\\e]0;title\\a\"\ndefaultChannel: s\n---\nfoo: \"x\\e[31mred\"\n",
+    )
+    .unwrap();
+    let out = common::olmlint(
+        None,
+        [
+            "lint",
+            "--no-config",
+            "--color",
+            "always",
+            cat.to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\u{1b}[31m"),
+        "olmlint's own colour is kept: {text}"
+    );
+    for bad in ["\u{1b}[8m", "\u{1b}]0;", "\u{7}"] {
+        assert!(!text.contains(bad), "{bad:?} reached the terminal: {text}");
+    }
+    assert!(text.contains("\\u{1b}[8m"), "{text}");
+}
+
+/// At most `limits.max-findings-per-rule-per-file` findings of one rule in one file are
+/// listed; the last says how many more, the summary counts all of them.
+#[test]
+fn findings_per_rule_and_file_are_capped_and_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(cat.join("c.yaml"), "---\n{}\n".repeat(5)).unwrap();
+    std::fs::write(
+        tmp.path().join(".olmlint.yaml"),
+        "limits:\n  max-findings-per-rule-per-file: 2\n",
+    )
+    .unwrap();
+    let out = common::olmlint(
+        None,
+        [
+            "lint",
+            "-f",
+            "json",
+            "-c",
+            tmp.path().join(".olmlint.yaml").to_str().unwrap(),
+            cat.to_str().unwrap(),
+        ],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = report["diagnostics"].as_array().unwrap();
+    assert_eq!(d.len(), 2, "{report:#}");
+    assert_eq!(report["summary"]["errors"], 5, "{report:#}");
+    assert_eq!(report["summary"]["not_shown"], 3, "{report:#}");
+    let note = d[1]["related"].to_string();
+    assert!(
+        note.contains("3 more OLM003 finding(s) in this file"),
+        "{note}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("3 finding(s) not shown"), "{stderr}");
+}
+
+/// The job summary stays under GitHub's 1 MiB however many long findings there are.
+#[test]
+fn job_summary_stays_under_one_mebibyte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    // Package names of 3 000 characters: each finding about them quotes one.
+    let long = "x".repeat(3000);
+    let mut text = String::new();
+    for i in 0..600 {
+        text.push_str(&format!("---\nschema: olm.package\nname: {long}{i}\n"));
+    }
+    std::fs::write(cat.join("c.yaml"), text).unwrap();
+    let summary = tmp.path().join("summary.md");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-f", "github", cat.to_str().unwrap()])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.len() < 1_000_000, "{}", md.len());
+    assert!(
+        md.contains("more finding(s) are not listed"),
+        "{}",
+        &md[md.len() - 300..]
+    );
+}

@@ -160,8 +160,21 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 if outcomes.over_budget > 0 {
                     out.push(
-                        d("OLM406", format!("evaluating the rule exceeds the cost budget ({} steps) on {} bundles", r.cel.budget, outcomes.over_budget), whole)
-                            .help("Nested comprehensions over `properties` grow exponentially. OLM has no limit and would stall. Raise `limits.cel-eval-budget` only if the rule is intended."),
+                        d("OLM406", format!("evaluating the rule exceeds the cost budget ({} units) on {} bundles", r.cel.budget.units, outcomes.over_budget), whole)
+                            .help("The budget counts comprehension iterations and the size of the values the rule compares and builds (a string per 10 bytes, a list or map per element). Nested comprehensions over `properties` grow exponentially, and so does a string or list doubled in a loop. OLM has no limit and would stall or run out of memory. Raise `limits.cel-eval-budget` only if the rule is intended."),
+                    );
+                }
+                if outcomes.timed_out > 0 {
+                    out.push(
+                        super::timeout_finding(
+                            ctx,
+                            format!(
+                                "this CEL rule was not evaluated on {} bundles",
+                                outcomes.timed_out
+                            ),
+                        )
+                        .at(site.file, whole)
+                        .pointer(site.pointer.clone()),
                     );
                 }
             }

@@ -253,7 +253,7 @@ fn dangling(
         if let Some(r) = y.replaces {
             sources.push(r.value);
         }
-        if let Some(range) = y.skip_range.and_then(|r| range::parse(r.value).ok()) {
+        if let Some(range) = y.skip_range.and_then(|r| range::intervals_of(r.value)) {
             for (xn, v) in &versions {
                 if *xn != yn && range.contains(v) {
                     sources.push(xn);

@@ -106,12 +106,15 @@ fn group_same_dependency(misses: Vec<Diagnostic>) -> Vec<Diagnostic> {
     }
     for (d, list) in out.iter_mut().zip(&bundles) {
         if list.len() > 1 {
-            d.message = format!(
-                "{} (the same for {} bundles of package {}: {})",
-                d.message,
-                list.len(),
-                d.package.as_deref().unwrap_or(""),
-                list.join(", ")
+            d.message = crate::diag::bounded(
+                format!(
+                    "{} (the same for {} bundles of package {}: {})",
+                    d.message,
+                    list.len(),
+                    d.package.as_deref().unwrap_or(""),
+                    list.join(", ")
+                ),
+                crate::diag::MAX_MESSAGE,
             );
         }
     }
@@ -145,10 +148,13 @@ fn regression(
     // A regression stays visible next to its cause.
     d.explained_by.clear();
     d.severity = crate::rules::get("OLM703").map_or(d.severity, |x| x.severity);
-    d.message = format!(
-        "{} was installable from the baseline catalog and is not any more: {}",
-        b.name(),
-        d.message
+    d.message = crate::diag::bounded(
+        format!(
+            "{} was installable from the baseline catalog and is not any more: {}",
+            b.name(),
+            d.message
+        ),
+        crate::diag::MAX_MESSAGE,
     );
     if let Some(help) = d.help.as_mut() {
         help.push_str(

@@ -22,13 +22,49 @@ use tree::{Node, Span};
 pub struct Limits {
     /// Nested containers per document (Go's JSON decoder stops at 10000).
     pub max_depth: usize,
-    /// Nodes that YAML aliases may expand to, per document.
+    /// Nodes that YAML aliases may expand to, per file (all its documents together); the
+    /// whole run may expand to [`RUN_ALIAS_FACTOR`] times as many.
     pub max_alias_nodes: u64,
+    /// Bytes of keys and strings that YAML aliases may copy, per file; the run, again
+    /// [`RUN_ALIAS_FACTOR`] times as many.
+    pub max_alias_bytes: u64,
     /// Largest file read, in bytes.
     pub max_file_size: u64,
     /// Tree nodes one file (JSON) or one document (YAML) may build: bounds memory, since a
     /// node costs ~50–75 bytes however few bytes of input it takes (`[1],` is 4).
     pub max_nodes: u64,
+    /// What aliases have expanded to in this run, over all files: shared by the clones of
+    /// one run's limits.
+    pub run_expansion: std::sync::Arc<Expansion>,
+}
+
+/// The run-wide alias budgets are this many times the per-file ones: many files each just
+/// under their own limit must not add up to an alias bomb.
+pub const RUN_ALIAS_FACTOR: u64 = 4;
+
+/// What YAML aliases expanded to: tree nodes and bytes of keys and strings copied.
+#[derive(Debug, Default)]
+pub struct Expansion {
+    nodes: std::sync::atomic::AtomicU64,
+    bytes: std::sync::atomic::AtomicU64,
+}
+
+impl Expansion {
+    /// Adds an expansion; the totals after it.
+    pub fn add(&self, nodes: u64, bytes: u64) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.nodes.fetch_add(nodes, Relaxed).saturating_add(nodes),
+            self.bytes.fetch_add(bytes, Relaxed).saturating_add(bytes),
+        )
+    }
+
+    /// Gives back an expansion that was dropped.
+    pub fn sub(&self, nodes: u64, bytes: u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.nodes.fetch_sub(nodes, Relaxed);
+        self.bytes.fetch_sub(bytes, Relaxed);
+    }
 }
 
 impl Default for Limits {
@@ -36,8 +72,10 @@ impl Default for Limits {
         Limits {
             max_depth: 10_000,
             max_alias_nodes: 1_000_000,
+            max_alias_bytes: 16 << 20,
             max_file_size: 64 << 20,
             max_nodes: 8_000_000,
+            run_expansion: Default::default(),
         }
     }
 }

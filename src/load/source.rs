@@ -12,7 +12,15 @@ pub struct SourceFile {
     /// Shared with the long strings of the file's tree (see [`super::text::Text`]).
     pub text: super::text::FileText,
     line_starts: std::sync::OnceLock<Vec<u32>>,
+    /// Characters before every [`CHAR_STEP`]-th byte (rounded down to a character
+    /// boundary), built with the line index: a column in a megabyte-long line (a one-line
+    /// JSON catalog) is then counted from the nearest checkpoint, not from the line's start.
+    /// Empty for ASCII text, where columns are byte differences.
+    char_marks: std::sync::OnceLock<Vec<(u32, u32)>>,
 }
+
+/// Bytes between character-count checkpoints.
+const CHAR_STEP: usize = 4096;
 
 /// 1-based line and column (column counted in characters).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -28,7 +36,49 @@ impl SourceFile {
             path,
             text: std::sync::Arc::new(text),
             line_starts: std::sync::OnceLock::new(),
+            char_marks: std::sync::OnceLock::new(),
         }
+    }
+
+    fn char_marks(&self) -> &[(u32, u32)] {
+        self.char_marks.get_or_init(|| {
+            let text: &str = &self.text;
+            if text.is_ascii() {
+                return Vec::new();
+            }
+            let mut marks = vec![(0u32, 0u32)];
+            let (mut at, mut chars) = (0usize, 0usize);
+            while at + CHAR_STEP < text.len() {
+                let mut next = at + CHAR_STEP;
+                while !text.is_char_boundary(next) {
+                    next -= 1;
+                }
+                chars += text.get(at..next).map_or(0, |s| s.chars().count());
+                at = next;
+                marks.push((
+                    u32::try_from(at).unwrap_or(u32::MAX),
+                    u32::try_from(chars).unwrap_or(u32::MAX),
+                ));
+            }
+            marks
+        })
+    }
+
+    /// Characters in the text before byte `byte` (a character boundary).
+    fn chars_before(&self, byte: usize) -> usize {
+        let marks = self.char_marks();
+        if marks.is_empty() {
+            return byte;
+        }
+        let i = marks
+            .partition_point(|&(b, _)| b as usize <= byte)
+            .saturating_sub(1);
+        let (b, c) = marks.get(i).copied().unwrap_or((0, 0));
+        c as usize
+            + self
+                .text
+                .get(b as usize..byte)
+                .map_or(byte.saturating_sub(b as usize), |s| s.chars().count())
     }
 
     fn line_starts(&self) -> &[u32] {
@@ -49,10 +99,13 @@ impl SourceFile {
             Err(i) => i.saturating_sub(1),
         };
         let start = self.line_starts().get(idx).copied().unwrap_or(0) as usize;
-        let col = self
-            .text
-            .get(start..byte)
-            .map_or(byte - start, |s| s.chars().count());
+        let col = if byte - start <= CHAR_STEP || !self.text.is_char_boundary(byte) {
+            self.text
+                .get(start..byte)
+                .map_or(byte - start, |s| s.chars().count())
+        } else {
+            self.chars_before(byte) - self.chars_before(start)
+        };
         Position {
             line: idx as u32 + 1,
             column: col as u32 + 1,

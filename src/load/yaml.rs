@@ -5,10 +5,10 @@
 use super::elide::VALUE_DEPTH;
 use super::text::FileText;
 use super::tree::{has_repeated_key, Entry, Node, Span, Style, Text, Value};
+use super::{Expansion, RUN_ALIAS_FACTOR};
 use super::{Limits, LoadProblem, RawDoc};
 use saphyr_parser::{Event, Parser, ScalarStyle};
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Split a YAML stream into document chunks exactly like k8s.io/apimachinery `YAMLReader.Read`:
 /// a line starting with `---` ends the current chunk if it is non-empty; otherwise the
@@ -74,7 +74,7 @@ pub fn parse_chunk(
     offset: usize,
     file: Option<&FileText>,
     limits: &Limits,
-    expanded: &AtomicU64,
+    expanded: &Expansion,
     elide: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Chunk {
@@ -119,7 +119,7 @@ fn non_printable(text: &str) -> Option<usize> {
 fn parse_once(
     text: &str,
     offset: usize,
-    (file, limits, expanded): (Option<&FileText>, &Limits, &AtomicU64),
+    (file, limits, expanded): (Option<&FileText>, &Limits, &Expansion),
     elide: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Option<Chunk> {
@@ -308,11 +308,12 @@ struct Builder<'a> {
     stack: Vec<Frame>,
     items: Vec<Node>,
     entries: Vec<Entry>,
-    anchors: std::collections::HashMap<usize, (Node, u64)>,
+    /// Anchored nodes with their expansion cost: (nodes, bytes of keys and strings).
+    anchors: std::collections::HashMap<usize, (Node, (u64, u64))>,
     /// Values built in this document.
     nodes: u64,
     /// Alias expansion so far in the whole file (shared by its documents).
-    expanded: &'a AtomicU64,
+    expanded: &'a Expansion,
     /// The file the text is part of: long scalars written verbatim stay ranges of it.
     file: Option<&'a FileText>,
     root: Option<Node>,
@@ -330,14 +331,26 @@ struct Builder<'a> {
     elided: bool,
     /// An elided part needs the full builder: stop and parse again.
     needs_full: bool,
-    /// Alias expansion this builder added to the file's budget.
-    expanded_here: u64,
+    /// Alias expansion this builder added to the file's and the run's budgets.
+    expanded_here: (u64, u64),
+    /// The document was kept: its expansion stays counted in the run's budget (a dropped
+    /// document's copies are freed, so it gives its share back).
+    kept: bool,
+}
+
+impl Drop for Builder<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            let (n, b) = self.expanded_here;
+            self.limits.run_expansion.sub(n, b);
+        }
+    }
 }
 
 impl<'a> Builder<'a> {
     fn new(
         limits: &'a Limits,
-        expanded: &'a AtomicU64,
+        expanded: &'a Expansion,
         file: Option<&'a FileText>,
         elide: bool,
     ) -> Self {
@@ -348,7 +361,8 @@ impl<'a> Builder<'a> {
             skipped_keys: Default::default(),
             elided: false,
             needs_full: false,
-            expanded_here: 0,
+            expanded_here: (0, 0),
+            kept: false,
             file,
             limits,
             stack: Vec::new(),
@@ -366,25 +380,26 @@ impl<'a> Builder<'a> {
     /// A parse attempt that is dropped gives back the alias budget it counted (the next
     /// attempt counts the same aliases again).
     fn abandon(self) {
-        self.expanded
-            .fetch_sub(self.expanded_here, Ordering::Relaxed);
+        let (n, b) = self.expanded_here;
+        self.expanded.sub(n, b);
     }
 
     /// `None` when elided parts must be built after all; the alias budget this pass used is
     /// returned, as the full pass counts it again. An alias may have copied an elided part
     /// elsewhere, so a document with both is built in full too.
-    fn finish(self) -> Option<Chunk> {
+    fn finish(mut self) -> Option<Chunk> {
         if self.elided
             && (self.needs_full
-                || self.expanded_here > 0
+                || self.expanded_here != (0, 0)
                 || !super::elide::keep(self.root.as_ref(), self.repeated_keys))
         {
-            self.expanded
-                .fetch_sub(self.expanded_here, Ordering::Relaxed);
+            let (n, b) = self.expanded_here;
+            self.expanded.sub(n, b);
             return None;
         }
+        self.kept = true;
         Some(Chunk {
-            root: self.root,
+            root: self.root.take(),
             repeated_keys: self.repeated_keys,
         })
     }
@@ -421,7 +436,8 @@ impl<'a> Builder<'a> {
                 }
                 let node = Node::new(span, style, value);
                 if anchor != 0 {
-                    self.anchors.insert(anchor, (node.clone(), 1));
+                    let cost = expansion_cost(&node);
+                    self.anchors.insert(anchor, (node.clone(), cost));
                 }
                 self.push_value(node)
             }
@@ -492,34 +508,43 @@ impl<'a> Builder<'a> {
                     }
                 };
                 if anchor != 0 {
-                    let mut count = 0u64;
-                    node.walk(|_| count += 1);
-                    self.anchors.insert(anchor, (node.clone(), count));
+                    let cost = expansion_cost(&node);
+                    self.anchors.insert(anchor, (node.clone(), cost));
                 }
                 self.push_value(node)
             }
             Event::Alias(id) => {
-                let Some((node, count)) = self.anchors.get(&id) else {
+                let Some((node, cost)) = self.anchors.get(&id) else {
                     return Err(LoadProblem::syntax(
                         span,
                         "unknown anchor".into(),
                         "Define the anchor before using the alias.",
                     ));
                 };
-                self.expanded_here += *count;
-                let total = self
-                    .expanded
-                    .fetch_add(*count, Ordering::Relaxed)
-                    .saturating_add(*count);
-                if total > self.limits.max_alias_nodes {
+                let (n, b) = *cost;
+                self.expanded_here.0 += n;
+                self.expanded_here.1 += b;
+                let file = self.expanded.add(n, b);
+                let run = self.limits.run_expansion.add(n, b);
+                let (max_n, max_b) = (self.limits.max_alias_nodes, self.limits.max_alias_bytes);
+                let over = if file.0 > max_n {
+                    Some(format!("YAML aliases expand to more than {max_n} nodes in this file (an alias bomb?)"))
+                } else if file.1 > max_b {
+                    Some(format!("YAML aliases copy more than {max_b} bytes of text in this file (an alias bomb?)"))
+                } else if run.0 > max_n.saturating_mul(RUN_ALIAS_FACTOR) {
+                    Some(format!("YAML aliases expand to more than {} nodes in all files of this run together (an alias bomb spread over files?)", max_n.saturating_mul(RUN_ALIAS_FACTOR)))
+                } else if run.1 > max_b.saturating_mul(RUN_ALIAS_FACTOR) {
+                    Some(format!("YAML aliases copy more than {} bytes of text in all files of this run together (an alias bomb spread over files?)", max_b.saturating_mul(RUN_ALIAS_FACTOR)))
+                } else {
+                    None
+                };
+                if let Some(message) = over {
                     return Err(LoadProblem::limit(
                         span,
-                        format!(
-                            "YAML aliases expand to more than {} nodes (an alias bomb?)",
-                            self.limits.max_alias_nodes
-                        ),
-                        "Catalogs do not need YAML aliases; write the values out. The limit is \
-                         `limits.max-alias-nodes` in .olmlint.yaml.",
+                        message,
+                        "Catalogs do not need YAML aliases; write the values out. The limits are \
+                         `limits.max-alias-nodes` and `limits.max-alias-bytes` in .olmlint.yaml \
+                         (per file; the whole run allows four times as much).",
                     ));
                 }
                 let mut copy = node.clone();
@@ -939,6 +964,28 @@ fn may_use_aliases(text: &str) -> bool {
     marker(b'&') && marker(b'*')
 }
 
+/// What copying `node` through an alias costs: its nodes, and the bytes of its keys and
+/// strings (a long string is one node however large it is).
+fn expansion_cost(node: &Node) -> (u64, u64) {
+    let (mut nodes, mut bytes) = (0u64, 0u64);
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        nodes += 1;
+        match &n.value {
+            Value::String(t) => bytes += t.as_str().len() as u64,
+            Value::Seq(items) => stack.extend(items.iter()),
+            Value::Map(entries) => {
+                for e in entries {
+                    bytes += e.key.as_str().len() as u64;
+                    stack.push(&e.value);
+                }
+            }
+            _ => {}
+        }
+    }
+    (nodes, bytes)
+}
+
 /// Parse every document of a YAML file.
 pub fn parse_stream(
     text: &str,
@@ -950,7 +997,7 @@ pub fn parse_stream(
 ) -> Vec<RawDoc> {
     let chunks = split_documents(text, problems);
     // The alias budget is per file, so that many documents each just under it cannot add up.
-    let expanded = AtomicU64::new(0);
+    let expanded = Expansion::default();
     // Large files: parse their documents in parallel, then keep opm's semantics (the file
     // stops at its first failing document). Files that may use aliases are parsed in order,
     // so which document exhausts the shared budget does not depend on scheduling.
@@ -1063,7 +1110,7 @@ mod tests {
         let mut p = Vec::new();
         let limits = Limits::default();
         assert!(
-            parse_chunk(&y, 0, None, &limits, &AtomicU64::new(0), false, &mut p)
+            parse_chunk(&y, 0, None, &limits, &Expansion::default(), false, &mut p)
                 .root
                 .is_none()
         );

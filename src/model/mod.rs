@@ -56,7 +56,7 @@ impl<'a> ChannelEntry<'a> {
             || self.skips.iter().any(|s| s.value == installed)
             || self
                 .skip_range
-                .and_then(|r| crate::semantics::range::parse(r.value).ok())
+                .and_then(|r| crate::semantics::range::intervals_of(r.value))
                 .zip(version)
                 .is_some_and(|(r, v)| r.contains(v))
     }
@@ -177,6 +177,10 @@ const DOCS_PER_TASK: usize = 512;
 /// Build the model from loaded files; decoding problems come back as diagnostics. Documents
 /// are decoded in parallel, in chunks, and the parts appended in file and document order, so
 /// the result is the same as a sequential pass.
+/// Findings of one rule in one file the model keeps (the rest are counted): bounds memory
+/// for files of millions of broken documents, above the report's configurable cap.
+const MAX_DOCUMENT_FINDINGS: usize = 10_000;
+
 pub fn build<'a>(
     files: &'a [LoadedFile],
     scope: usize,
@@ -189,7 +193,10 @@ pub fn build<'a>(
         .filter(|(_, f)| f.role == Role::Fbc && f.scope == scope)
         .flat_map(|(fi, f)| f.docs.iter().filter(|d| !d.failed).map(move |d| (fi, f, d)))
         .collect();
-    let parts: Vec<(Catalog<'a>, Vec<Diagnostic>)> = docs
+    // Parts are merged in document order as they complete (rayon's reduce keeps the order),
+    // the findings capped at each merge: a file of millions of broken documents never holds
+    // millions of findings at once.
+    let (mut cat, found, _) = docs
         .par_chunks(DOCS_PER_TASK)
         .map(|chunk| {
             let mut cat = Catalog::default();
@@ -197,19 +204,28 @@ pub fn build<'a>(
             for &(fi, f, d) in chunk {
                 document(&mut cat, fi, f, d, &mut diags);
             }
-            (cat, diags)
+            (cat, diags, MAX_DOCUMENT_FINDINGS)
         })
-        .collect();
-    let mut cat = Catalog::default();
-    for (part, d) in parts {
-        cat.packages.extend(part.packages);
-        cat.channels.extend(part.channels);
-        cat.bundles.extend(part.bundles);
-        cat.deprecations.extend(part.deprecations);
-        cat.others.extend(part.others);
-        cat.documents += part.documents;
-        diags.extend(d);
-    }
+        .reduce(
+            || (Catalog::default(), Vec::new(), MAX_DOCUMENT_FINDINGS),
+            |(mut cat, mut found, cap_at), (part, d, _)| {
+                cat.packages.extend(part.packages);
+                cat.channels.extend(part.channels);
+                cat.bundles.extend(part.bundles);
+                cat.deprecations.extend(part.deprecations);
+                cat.others.extend(part.others);
+                cat.documents += part.documents;
+                found.extend(d);
+                // Capping again only once the list has doubled keeps this linear.
+                let mut cap_at = cap_at;
+                if found.len() > cap_at {
+                    found = crate::diag::cap_per_rule_and_file(found, MAX_DOCUMENT_FINDINGS);
+                    cap_at = cap_at.max(found.len() * 2);
+                }
+                (cat, found, cap_at)
+            },
+        );
+    diags.extend(found);
     bundle_dir::load_all(files, scope, &mut cat, diags);
     // Templates are not catalog content, but a repeated key in one is lost all the same.
     for (fi, f) in files.iter().enumerate() {

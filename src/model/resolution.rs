@@ -66,7 +66,7 @@ pub struct CelTable {
     pub rules: Vec<(String, Result<CompiledRule, String>)>,
     by_rule: HashMap<String, usize>,
     outcomes: Vec<OnceLock<Outcomes>>,
-    pub budget: u64,
+    pub budget: cel::EvalBudget,
     /// Number of bundles rules are evaluated on.
     bundles: usize,
     /// Every bundle's properties as CEL values, built when a rule first needs them whole.
@@ -97,6 +97,8 @@ pub struct Outcomes {
     pub first_runtime_error: Option<(usize, String)>,
     /// Bundles whose evaluation exceeded the cost budget.
     pub over_budget: usize,
+    /// Bundles whose evaluation the run's deadline stopped.
+    pub timed_out: usize,
 }
 
 impl CelTable {
@@ -158,6 +160,8 @@ impl CelTable {
                 if let Err(e) = r {
                     if e.kind == cel::EvalErrorKind::Budget {
                         o.over_budget += 1;
+                    } else if e.kind == cel::EvalErrorKind::Deadline {
+                        o.timed_out += 1;
                     } else {
                         o.runtime_errors += 1;
                         if o.first_runtime_error.is_none() {
@@ -605,7 +609,11 @@ fn group_by_key<T, K: std::hash::Hash + Eq>(
 
 /// Build the resolver's view of the linted catalog (`sources[0]`) together with the catalogs
 /// its dependencies may come from (`--context`).
-pub fn build(sources: &[Source<'_, '_>], cel_budget: u64, provided: &Provided) -> Resolution {
+pub fn build(
+    sources: &[Source<'_, '_>],
+    cel_budget: cel::EvalBudget,
+    provided: &Provided,
+) -> Resolution {
     let mut bundles: Vec<&Bundle<'_>> = Vec::new();
     let mut home: Vec<(usize, usize)> = Vec::new();
     let mut offsets: Vec<usize> = Vec::new();

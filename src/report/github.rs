@@ -79,7 +79,12 @@ pub fn render(r: &Report<'_>) -> String {
     out
 }
 
-/// Markdown for `$GITHUB_STEP_SUMMARY`: a headline and a table of every finding.
+/// What olmlint appends to `$GITHUB_STEP_SUMMARY` stays under this many bytes: GitHub
+/// refuses a step summary over 1 MiB (1 048 576 bytes), and the Action's own lines need room.
+pub const STEP_SUMMARY_BUDGET: usize = 900_000;
+
+/// Markdown for `$GITHUB_STEP_SUMMARY`: a headline and a table of every finding (as many as
+/// fit in [`STEP_SUMMARY_BUDGET`]).
 pub fn step_summary(r: &Report<'_>) -> String {
     let s = &r.summary;
     let mut out = format!(
@@ -92,13 +97,12 @@ pub fn step_summary(r: &Report<'_>) -> String {
     }
     out.push_str("| Severity | Rule | Location | Message |\n|---|---|---|---|\n");
     let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
-    for d in r.diags {
+    for (i, d) in r.diags.iter().enumerate() {
         let loc = resolve(r.files, d.location).map_or(String::new(), |l| {
             format!("{}:{}:{}", l.file, l.line, l.column)
         });
-        let _ = writeln!(
-            out,
-            "| {} | [{}]({}) {} | `{}` | {} |",
+        let line = format!(
+            "| {} | [{}]({}) {} | `{}` | {} |\n",
             d.severity.as_str(),
             d.rule,
             crate::rules::get(d.rule).map_or(String::new(), |r| r.url()),
@@ -106,10 +110,15 @@ pub fn step_summary(r: &Report<'_>) -> String {
             cell(&loc),
             cell(&d.message)
         );
-        if out.len() > 1_000_000 {
-            out.push_str("\n(truncated: the step summary is limited to 1 MiB)\n");
+        if out.len() + line.len() > STEP_SUMMARY_BUDGET {
+            let _ = writeln!(
+                out,
+                "\n({} more finding(s) are not listed: GitHub limits a step summary to 1 MiB; the SARIF or JSON report has them all.)",
+                r.diags.len() - i
+            );
             break;
         }
+        out.push_str(&line);
     }
     out
 }

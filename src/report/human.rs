@@ -15,7 +15,9 @@ use std::fmt;
 /// Longest line shown in a snippet; catalog lines can hold megabytes of base64.
 const MAX_SNIPPET_LINE: usize = 400;
 
-struct Indexed<'a>(&'a SourceFile);
+/// A file's line index, with the text a snippet shows: the file's own, or its copy with
+/// control characters made inert ([`inert_copy`]).
+struct Indexed<'a>(&'a SourceFile, &'a str);
 
 impl SourceCode for Indexed<'_> {
     fn read_span<'a>(
@@ -37,11 +39,11 @@ impl SourceCode for Indexed<'_> {
             .max(first);
         let s = f.line_start(first).unwrap_or(0);
         let e = f.line_start(last + 1).unwrap_or(f.text.len()).max(s);
-        let data = f.text.get(s..e).unwrap_or("").as_bytes();
+        let data = self.1.get(s..e).unwrap_or("").as_bytes();
         // The column is the span's own, so that the snippet header names the finding's
         // position (`file:4:17`, as the first line does), not its line's start.
         Ok(Box::new(MietteSpanContents::new_named(
-            f.display.clone(),
+            super::terminal_safe(&f.display, false),
             data,
             SourceSpan::from((s, e - s)),
             (first - 1) as usize,
@@ -141,8 +143,67 @@ impl miette::Diagnostic for View<'_> {
     }
 }
 
+/// `text` with every control character (C0 other than tab and line breaks, DEL, C1, the
+/// Unicode line and paragraph separators) replaced byte for byte by `?`, so that spans still
+/// apply; `None` when there is none. Catalog text must be inert before miette colours the
+/// report: the colour pass keeps escape sequences, and one from a catalog (`ESC[8m` hides
+/// what follows) must not act on the reader's terminal.
+fn inert_copy(text: &str) -> Option<String> {
+    let bad = |c: char| {
+        (c.is_control() && !matches!(c, '\n' | '\t' | '\r')) || matches!(c, '\u{2028}' | '\u{2029}')
+    };
+    if !text.contains(bad) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if bad(c) {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// A finding with its texts made inert (control characters escaped) before they reach
+/// miette; the finding itself when there is nothing to escape.
+fn inert_finding(d: &Finding) -> std::borrow::Cow<'_, Finding> {
+    let needs = |s: &str| s.contains(|c: char| c.is_control() && c != '\n' && c != '\t');
+    let any = needs(&d.message)
+        || d.help.as_deref().is_some_and(needs)
+        || d.package.as_deref().is_some_and(needs)
+        || d.bundle.as_deref().is_some_and(needs)
+        || d.related.iter().any(|r| needs(&r.message));
+    if !any {
+        return std::borrow::Cow::Borrowed(d);
+    }
+    let safe = |s: &str| super::terminal_safe(s, false);
+    let mut d = d.clone();
+    d.message = safe(&d.message);
+    d.help = d.help.as_deref().map(safe);
+    d.package = d.package.as_deref().map(safe);
+    d.bundle = d.bundle.as_deref().map(safe);
+    for r in &mut d.related {
+        r.message = safe(&r.message);
+    }
+    std::borrow::Cow::Owned(d)
+}
+
 pub fn render(r: &Report<'_>, color: bool) -> String {
     let mut out = String::new();
+    // Inert copies of the files findings show that hold control characters, made once.
+    let mut shown: Vec<usize> = r
+        .diags
+        .iter()
+        .filter_map(|d| d.location.map(|l| l.file))
+        .collect();
+    shown.sort_unstable();
+    shown.dedup();
+    let inert: std::collections::HashMap<usize, String> = shown
+        .into_iter()
+        .filter_map(|i| Some((i, inert_copy(&r.files.get(i)?.source.text)?)))
+        .collect();
     let graphical = GraphicalReportHandler::new_themed(if color {
         GraphicalTheme::unicode()
     } else {
@@ -153,10 +214,10 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
     .with_width(120);
     for (package, group) in by_package(r.diags) {
         if let Some(p) = package {
-            out.push_str(&group_header(p, &group));
+            out.push_str(&group_header(&super::terminal_safe(p, false), &group));
         }
         for d in group {
-            finding(r, d, &graphical, &mut out);
+            finding(r, &inert_finding(d), &inert, &graphical, &mut out);
         }
     }
     out
@@ -193,11 +254,20 @@ fn group_header(package: &str, group: &[&Finding]) -> String {
     format!("── package {package}: {} ──\n\n", parts.join(", "))
 }
 
-fn finding(r: &Report<'_>, d: &Finding, graphical: &GraphicalReportHandler, out: &mut String) {
-    let source = d
-        .location
-        .and_then(|l| r.files.get(l.file))
-        .map(|f| Indexed(&f.source));
+fn finding(
+    r: &Report<'_>,
+    d: &Finding,
+    inert: &std::collections::HashMap<usize, String>,
+    graphical: &GraphicalReportHandler,
+    out: &mut String,
+) {
+    let source = d.location.and_then(|l| {
+        let f = r.files.get(l.file)?;
+        let text = inert
+            .get(&l.file)
+            .map_or(f.source.text.as_str(), String::as_str);
+        Some(Indexed(&f.source, text))
+    });
     // Snippets of megabyte-long lines are useless; fall back to the plain location.
     let long_line = d.location.zip(source.as_ref()).is_some_and(|(l, s)| {
         let p = s.0.position(l.span.start());
@@ -209,7 +279,8 @@ fn finding(r: &Report<'_>, d: &Finding, graphical: &GraphicalReportHandler, out:
         url: crate::rules::get(d.rule).map(|r| r.url()),
     };
     if let Some(l) = super::resolve(r.files, d.location) {
-        out.push_str(&format!("{}:{}:{}: ", l.file, l.line, l.column));
+        let file = super::terminal_safe(&l.file, false);
+        out.push_str(&format!("{file}:{}:{}: ", l.line, l.column));
     }
     out.push_str(&format!("{}[{}]\n", d.severity.as_str(), d.rule));
     let _ = graphical.render_report(out, &view);
@@ -217,7 +288,10 @@ fn finding(r: &Report<'_>, d: &Finding, graphical: &GraphicalReportHandler, out:
         if let Some(l) = super::resolve(r.files, rel.location) {
             out.push_str(&format!(
                 "  = note: {} ({}:{}:{})\n",
-                rel.message, l.file, l.line, l.column
+                rel.message,
+                super::terminal_safe(&l.file, false),
+                l.line,
+                l.column
             ));
         } else {
             out.push_str(&format!("  = note: {}\n", rel.message));
@@ -297,8 +371,16 @@ pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration) -> String {
             format!("\n  {n} fixable with `olmlint lint --fix`, {u} more with `--unsafe-fixes`")
         }
     };
+    let not_shown = if s.not_shown > 0 {
+        format!(
+            "\n  {} finding(s) not shown: the report lists at most `limits.max-findings-per-rule-per-file` of one rule in one file",
+            s.not_shown
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s{}{fixable}\n",
+        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s{}{fixable}{not_shown}\n",
         s.errors,
         s.warnings,
         s.infos,

@@ -29,15 +29,19 @@ pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
     pub infos: usize,
+    /// Findings counted above but not listed: beyond `limits.max-findings-per-rule-per-file`.
+    pub not_shown: usize,
 }
 
 impl Summary {
     pub fn count(&mut self, diags: &[Diagnostic]) {
         for d in diags {
+            // A finding counts for those it stands for (left out by the per-file cap).
+            let n = 1 + d.omitted;
             match d.severity {
-                Severity::Error => self.errors += 1,
-                Severity::Warning => self.warnings += 1,
-                Severity::Info => self.infos += 1,
+                Severity::Error => self.errors += n,
+                Severity::Warning => self.warnings += n,
+                Severity::Info => self.infos += n,
             }
         }
     }

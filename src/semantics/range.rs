@@ -446,6 +446,32 @@ fn group_set(g: &[Comparator]) -> IntervalSet {
     })
 }
 
+/// The normal form of a range text that parses (`None` if it does not), memoised: one
+/// `skipRange`, aliased or repeated in every entry of a channel, is parsed once, not once per
+/// entry and per question (the upgrade-graph checks ask it for every version). A pure
+/// function's cache, bounded: cleared when it holds [`MEMO_ENTRIES`] texts.
+pub fn intervals_of(text: &str) -> Option<std::sync::Arc<IntervalSet>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Memo = Mutex<HashMap<String, Option<Arc<IntervalSet>>>>;
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(hit) = memo.lock().ok().and_then(|m| m.get(text).cloned()) {
+        return hit;
+    }
+    let set = parse(text).ok().map(|r| Arc::new(r.intervals()));
+    if let Ok(mut m) = memo.lock() {
+        if m.len() >= MEMO_ENTRIES {
+            m.clear();
+        }
+        m.insert(text.to_string(), set.clone());
+    }
+    set
+}
+
+/// Distinct range texts [`intervals_of`] remembers.
+const MEMO_ENTRIES: usize = 4096;
+
 /// `[lower, upper)` over the precedence order; `upper == None` is +∞. Bounds carry no
 /// build metadata. `lower == 0.0.0-0` (the least version) means unbounded below.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -552,8 +578,16 @@ impl IntervalSet {
         self.items.last().is_none_or(|i| i.hi.is_some())
     }
 
+    /// Binary search: the intervals are sorted and disjoint, so only the last one starting
+    /// at or below `v` can hold it (a range of thousands of alternatives is tested in
+    /// O(log n), not O(n)).
     pub fn contains(&self, v: &Version) -> bool {
-        self.items.iter().any(|i| i.contains(v))
+        let i = self
+            .items
+            .partition_point(|it| version::cmp(&it.lo, v) != Ordering::Greater);
+        i.checked_sub(1)
+            .and_then(|i| self.items.get(i))
+            .is_some_and(|it| it.contains(v))
     }
 
     pub fn intersects(&self, other: &IntervalSet) -> bool {

@@ -53,7 +53,7 @@ fn failures_of<'p>(
         Vec::new()
     } else {
         let input = cel::Input::new(&runtime_of(b, None));
-        let budget = ctx.config.cel_eval_budget;
+        let budget = ctx.config.cel_budget();
         policy
             .rules
             .iter()

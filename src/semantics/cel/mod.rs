@@ -104,8 +104,27 @@ pub struct Property {
 pub enum EvalErrorKind {
     /// A CEL runtime error, e.g. `no such key: x` or `no such overload`.
     Runtime,
-    /// The step budget ran out (OLM itself has no limit).
+    /// The cost budget ran out (OLM itself has no limit).
     Budget,
+    /// The run's deadline (`--timeout`) passed during the evaluation.
+    Deadline,
+}
+
+/// What one evaluation may spend: cost units (see `runtime`: comprehension iterations and the
+/// size of the values compared and built) and, optionally, until when.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EvalBudget {
+    pub units: u64,
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl From<u64> for EvalBudget {
+    fn from(units: u64) -> Self {
+        EvalBudget {
+            units,
+            deadline: None,
+        }
+    }
 }
 
 /// An evaluation that produced no boolean.
@@ -490,9 +509,13 @@ pub fn property_type_literals(rule: &CompiledRule) -> Vec<(String, Range<usize>)
 const HIDDEN_TYPES: [&str; 2] = ["olm.bundle.object", "olm.csv.metadata"];
 
 /// Evaluates `rule` against one entry's properties (in OLM order). OLM treats any error as
-/// `false`. `budget` bounds the number of comprehension iterations (plus the size of
-/// `map`/`filter` accumulators copied at each step).
-pub fn eval(rule: &CompiledRule, properties: &[Property], budget: u64) -> Result<bool, EvalError> {
+/// `false`. `budget` bounds the work: comprehension iterations plus the size of the values
+/// compared and built (strings per 10 bytes, collections per element), and the time.
+pub fn eval(
+    rule: &CompiledRule,
+    properties: &[Property],
+    budget: impl Into<EvalBudget>,
+) -> Result<bool, EvalError> {
     eval_input(rule, &Input::new(properties), budget)
 }
 
@@ -513,7 +536,11 @@ impl Input {
 }
 
 /// [`eval`] on a prepared [`Input`].
-pub fn eval_input(rule: &CompiledRule, input: &Input, budget: u64) -> Result<bool, EvalError> {
+pub fn eval_input(
+    rule: &CompiledRule,
+    input: &Input,
+    budget: impl Into<EvalBudget>,
+) -> Result<bool, EvalError> {
     eval_in(rule, input, None, budget)
 }
 
@@ -522,8 +549,9 @@ pub fn eval_in(
     rule: &CompiledRule,
     input: &Input,
     cluster: Option<&Input>,
-    budget: u64,
+    budget: impl Into<EvalBudget>,
 ) -> Result<bool, EvalError> {
+    let budget = budget.into();
     let mut act = MapActivation::new();
     act.insert("properties", input.0.clone());
     if let Some(c) = cluster {
@@ -531,7 +559,7 @@ pub fn eval_in(
     }
     let compiled = &rule.inner;
     let run = || {
-        runtime::with_budget(budget, || {
+        runtime::with_budget(budget.units, budget.deadline, || {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compiled.program.eval(&act)))
         })
     };
@@ -540,17 +568,26 @@ pub fn eval_in(
     } else {
         Some(run())
     };
-    let Some((value, exhausted)) = outcome else {
+    let Some((value, stopped)) = outcome else {
         return Err(EvalError {
             kind: EvalErrorKind::Runtime,
             message: "internal error: evaluation thread failed".to_string(),
         });
     };
-    if exhausted {
-        return Err(EvalError {
-            kind: EvalErrorKind::Budget,
-            message: format!("evaluation exceeded the budget of {budget} steps"),
-        });
+    match stopped {
+        Some(runtime::Stop::Budget) => {
+            return Err(EvalError {
+                kind: EvalErrorKind::Budget,
+                message: format!("evaluation exceeded the cost budget of {}", budget.units),
+            })
+        }
+        Some(runtime::Stop::Deadline) => {
+            return Err(EvalError {
+                kind: EvalErrorKind::Deadline,
+                message: "evaluation stopped at the run's deadline (--timeout)".to_string(),
+            })
+        }
+        None => {}
     }
     match value {
         Ok(Value::Bool(b)) => Ok(b),

@@ -1,5 +1,14 @@
-//! Evaluation on cel-core's interpreter: OLM's runtime data, `semver_compare`, a step
-//! budget enforced through instrumented comprehensions, and cel-go error wording.
+//! Evaluation on cel-core's interpreter: OLM's runtime data, `semver_compare`, a cost
+//! budget enforced through an instrumented AST, and cel-go error wording.
+//!
+//! The cost model follows cel-go's in spirit: one unit per comprehension iteration, and for
+//! every operation whose work grows with its operands (`+`, comparisons, `in`, function and
+//! method calls), the size of the values involved — a string one unit per 10 bytes (cel-go's
+//! traversal factor 0.1), a list or map the sum over its elements. Values are measured only up
+//! to what the budget has left, so measuring never costs more than the budget. Once the budget
+//! is spent (or the run's deadline has passed) every charge yields an error value and every
+//! comprehension stops, so a rule that doubles a string in a loop ends after a few megabytes
+//! instead of allocating gigabytes.
 
 use super::version_parse;
 use cel_core::{
@@ -10,70 +19,175 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
+use std::time::Instant;
 
 const STEP_FN: &str = "@olm_step";
 const CHARGE_FN: &str = "@olm_charge";
+const CHARGE_SHALLOW_FN: &str = "@olm_charge_shallow";
+/// Charges are counted between clock reads: reading the clock on every step would cost more
+/// than the step.
+const CLOCK_EVERY: u32 = 4096;
 
-#[derive(Clone, Copy, Default)]
+/// What stopped an evaluation early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Stop {
+    Budget,
+    Deadline,
+}
+
+#[derive(Clone, Copy)]
 struct Budget {
     remaining: u64,
-    exhausted: bool,
+    stopped: Option<Stop>,
+    deadline: Option<Instant>,
+    until_clock: u32,
+}
+
+impl Budget {
+    const UNLIMITED: Budget = Budget {
+        remaining: u64::MAX,
+        stopped: None,
+        deadline: None,
+        until_clock: CLOCK_EVERY,
+    };
+
+    /// Spends `cost` units; `false` once the budget or the time is gone.
+    fn spend(&mut self, cost: u64) -> bool {
+        if self.stopped.is_some() {
+            return false;
+        }
+        if let Some(d) = self.deadline {
+            self.until_clock = self.until_clock.saturating_sub(1);
+            if self.until_clock == 0 {
+                self.until_clock = CLOCK_EVERY;
+                if Instant::now() >= d {
+                    self.remaining = 0;
+                    self.stopped = Some(Stop::Deadline);
+                    return false;
+                }
+            }
+        }
+        if self.remaining < cost {
+            self.remaining = 0;
+            self.stopped = Some(Stop::Budget);
+            return false;
+        }
+        self.remaining -= cost;
+        true
+    }
 }
 
 thread_local! {
-    static BUDGET: Cell<Budget> = const { Cell::new(Budget { remaining: u64::MAX, exhausted: false }) };
+    static BUDGET: Cell<Budget> = const { Cell::new(Budget::UNLIMITED) };
     static REGEX_CACHE: RefCell<HashMap<String, Option<regex::Regex>>> = RefCell::new(HashMap::new());
 }
 
-/// Runs `f` with a fresh step budget on this thread; returns its result and whether the
-/// budget ran out.
-pub(super) fn with_budget<T>(budget: u64, f: impl FnOnce() -> T) -> (T, bool) {
-    let saved = BUDGET.with(|b| {
-        b.replace(Budget {
-            remaining: budget,
-            exhausted: false,
-        })
-    });
+/// Runs `f` with a fresh budget of `units` (and the run's deadline) on this thread; returns
+/// its result and what stopped it early, if anything.
+pub(super) fn with_budget<T>(
+    units: u64,
+    deadline: Option<Instant>,
+    f: impl FnOnce() -> T,
+) -> (T, Option<Stop>) {
+    let fresh = Budget {
+        remaining: units,
+        stopped: deadline
+            .filter(|d| Instant::now() >= *d)
+            .map(|_| Stop::Deadline),
+        deadline,
+        until_clock: CLOCK_EVERY,
+    };
+    let saved = BUDGET.with(|b| b.replace(fresh));
     let out = f();
     let after = BUDGET.with(|b| b.replace(saved));
-    (out, after.exhausted)
+    (out, after.stopped)
+}
+
+fn spend(cost: u64) -> bool {
+    BUDGET.with(|b| {
+        let mut s = b.get();
+        let ok = s.spend(cost);
+        b.set(s);
+        ok
+    })
+}
+
+fn remaining() -> u64 {
+    BUDGET.with(|b| b.get().remaining)
 }
 
 /// One comprehension iteration: `false` (stop the loop) once the budget is spent.
 fn step(_: &[Value]) -> Value {
-    BUDGET.with(|b| {
-        let mut s = b.get();
-        let ok = if s.remaining == 0 {
-            s.exhausted = true;
-            false
-        } else {
-            s.remaining -= 1;
-            true
-        };
-        b.set(s);
-        Value::Bool(ok)
-    })
+    Value::Bool(spend(1))
 }
 
-/// Charges the size of a `map`/`filter` accumulator (copied on every step).
+/// The cost of handling `v` whole (see the module documentation), measured up to `cap`
+/// units: at most `cap + 1` is returned, after visiting at most that many values.
+pub(super) fn cost(v: &Value, cap: u64) -> u64 {
+    let mut total: u64 = 0;
+    let mut stack: Vec<&Value> = vec![v];
+    while let Some(v) = stack.pop() {
+        total = total.saturating_add(match v {
+            Value::String(s) => 1 + s.len() as u64 / 10,
+            Value::Bytes(b) => 1 + b.len() as u64 / 10,
+            Value::List(items) => {
+                stack.extend(items.iter());
+                1
+            }
+            Value::Map(m) => {
+                for (_, v) in m.iter() {
+                    stack.push(v);
+                }
+                1 + m.len() as u64
+            }
+            _ => 1,
+        });
+        if total > cap {
+            return cap.saturating_add(1);
+        }
+    }
+    total
+}
+
+/// The cost of building `v` from values that already exist: a string's bytes are copied,
+/// a list's or map's elements are shared (reference-counted), so only their number counts.
+fn shallow_cost(v: &Value) -> u64 {
+    match v {
+        Value::String(s) => 1 + s.len() as u64 / 10,
+        Value::Bytes(b) => 1 + b.len() as u64 / 10,
+        Value::List(items) => 1 + items.len() as u64,
+        Value::Map(m) => 1 + m.len() as u64,
+        _ => 1,
+    }
+}
+
+/// Charges the whole cost of its argument (an operand of `==`, `!=`, `in`, which compare
+/// deeply) and passes it through; an error value once the budget is spent, so nothing
+/// further is built from it.
 fn charge(args: &[Value]) -> Value {
     let Some(v) = args.first() else {
         return Value::Null;
     };
-    if let Value::List(l) = v {
-        let cost = l.len() as u64;
-        BUDGET.with(|b| {
-            let mut s = b.get();
-            if s.remaining < cost {
-                s.remaining = 0;
-                s.exhausted = true;
-            } else {
-                s.remaining -= cost;
-            }
-            b.set(s);
-        });
+    pass_if_paid(v, cost(v, remaining()))
+}
+
+/// Charges the [`shallow_cost`] of its argument: the result of `+`, an argument of a call or
+/// an ordering comparison.
+fn charge_shallow(args: &[Value]) -> Value {
+    let Some(v) = args.first() else {
+        return Value::Null;
+    };
+    pass_if_paid(v, shallow_cost(v))
+}
+
+fn pass_if_paid(v: &Value, c: u64) -> Value {
+    if spend(c) {
+        v.clone()
+    } else {
+        Value::error(cel_core::EvalError::invalid_argument(
+            "evaluation cost budget exhausted",
+        ))
     }
-    v.clone()
 }
 
 /// RE2-style `matches` with a per-thread cache of compiled patterns.
@@ -170,6 +284,13 @@ fn env() -> &'static Env {
                 CelType::Dyn,
                 charge,
             ))
+            .with_function(f(
+                CHARGE_SHALLOW_FN,
+                "olm_charge_shallow",
+                vec![CelType::Dyn],
+                CelType::Dyn,
+                charge_shallow,
+            ))
             .with_function(matches_decl)
     })
 }
@@ -179,8 +300,10 @@ pub(super) fn program(expr: SpannedExpr, source: &str) -> Option<cel_core::Progr
     env().program(&ast).ok()
 }
 
-/// Wraps every comprehension so each iteration calls `@olm_step()` first, and every
-/// list-accumulating step (`map`, `filter`) is charged its accumulator size.
+/// Rewrites a rule so that evaluating it pays for its work (see the module documentation):
+/// each comprehension iteration calls `@olm_step()` first; the result of `+` and the
+/// non-literal operands of calls and ordering comparisons pass through `@olm_charge_shallow`;
+/// the non-literal operands of `==`, `!=` and `in` through `@olm_charge`.
 pub(super) struct Instrumenter {
     next_id: i64,
 }
@@ -222,6 +345,21 @@ impl Instrumenter {
         e
     }
 
+    fn wrap(&mut self, function: &str, e: SpannedExpr) -> SpannedExpr {
+        let span = e.span.clone();
+        self.call(function, vec![e], span)
+    }
+
+    /// An operand, instrumented and then charged unless it is a literal (whose cost is
+    /// bounded by the rule's own size).
+    fn operand(&mut self, function: &str, e: Box<SpannedExpr>) -> Box<SpannedExpr> {
+        let e = self.bx(e);
+        if is_literal(&e.node) {
+            return e;
+        }
+        Box::new(self.wrap(function, *e))
+    }
+
     pub(super) fn run(&mut self, e: SpannedExpr) -> SpannedExpr {
         let Spanned { id, node, span } = e;
         let node = match node {
@@ -239,13 +377,7 @@ impl Instrumenter {
                     },
                     span.clone(),
                 ));
-                let step = self.run(*c.loop_step);
-                let list_accu = matches!(c.accu_init.node, Expr::List(ref l) if l.is_empty());
-                c.loop_step = Box::new(if list_accu {
-                    self.call(CHARGE_FN, vec![step], span.clone())
-                } else {
-                    step
-                });
+                c.loop_step = self.bx(c.loop_step);
                 c.result = self.bx(c.result);
                 Expr::Comprehension(c)
             }
@@ -253,10 +385,34 @@ impl Instrumenter {
                 op,
                 expr: self.bx(expr),
             },
-            Expr::Binary { op, left, right } => Expr::Binary {
-                op,
-                left: self.bx(left),
-                right: self.bx(right),
+            Expr::Binary { op, left, right } => match op {
+                BinaryOp::Add => {
+                    let sum = Spanned::new(
+                        id,
+                        Expr::Binary {
+                            op,
+                            left: self.bx(left),
+                            right: self.bx(right),
+                        },
+                        span.clone(),
+                    );
+                    return self.wrap(CHARGE_SHALLOW_FN, sum);
+                }
+                BinaryOp::Eq | BinaryOp::Ne | BinaryOp::In => Expr::Binary {
+                    op,
+                    left: self.operand(CHARGE_FN, left),
+                    right: self.operand(CHARGE_FN, right),
+                },
+                BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => Expr::Binary {
+                    op,
+                    left: self.operand(CHARGE_SHALLOW_FN, left),
+                    right: self.operand(CHARGE_SHALLOW_FN, right),
+                },
+                _ => Expr::Binary {
+                    op,
+                    left: self.bx(left),
+                    right: self.bx(right),
+                },
             },
             Expr::Ternary {
                 cond,
@@ -285,10 +441,39 @@ impl Instrumenter {
                 index: self.bx(index),
                 optional,
             },
-            Expr::Call { expr, args } => Expr::Call {
-                expr: self.bx(expr),
-                args: args.into_iter().map(|a| self.run(a)).collect(),
-            },
+            Expr::Call { expr, args } => {
+                // A method's receiver is charged like an argument (the callee itself is a
+                // name), except for prefix and suffix tests, whose work is the argument's size.
+                let Spanned {
+                    id: callee_id,
+                    node: callee,
+                    span: callee_span,
+                } = *expr;
+                let callee = match callee {
+                    Expr::Member {
+                        expr: receiver,
+                        field,
+                        optional,
+                    } => Expr::Member {
+                        expr: if matches!(field.as_str(), "startsWith" | "endsWith") {
+                            self.bx(receiver)
+                        } else {
+                            self.operand(CHARGE_SHALLOW_FN, receiver)
+                        },
+                        field,
+                        optional,
+                    },
+                    other => other,
+                };
+                let callee = Box::new(Spanned::new(callee_id, callee, callee_span));
+                Expr::Call {
+                    expr: callee,
+                    args: args
+                        .into_iter()
+                        .map(|a| *self.operand(CHARGE_SHALLOW_FN, Box::new(a)))
+                        .collect(),
+                }
+            }
             Expr::List(elems) => Expr::List(
                 elems
                     .into_iter()
@@ -312,10 +497,43 @@ impl Instrumenter {
                 expr: self.bx(expr),
                 field,
             },
+            // Not in OLM's environment (the checker rejects them), instrumented all the same.
+            Expr::Bind {
+                var_name,
+                init,
+                body,
+            } => Expr::Bind {
+                var_name,
+                init: self.bx(init),
+                body: self.bx(body),
+            },
+            Expr::Struct { type_name, fields } => Expr::Struct {
+                type_name,
+                fields: fields
+                    .into_iter()
+                    .map(|mut fl| {
+                        fl.value = self.run(fl.value);
+                        fl
+                    })
+                    .collect(),
+            },
             other => other,
         };
         Spanned::new(id, node, span)
     }
+}
+
+fn is_literal(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Null
+            | Expr::Bool(_)
+            | Expr::Int(_)
+            | Expr::UInt(_)
+            | Expr::Float(_)
+            | Expr::String(_)
+            | Expr::Bytes(_)
+    )
 }
 
 /// JSON as OLM decodes it (`json.Unmarshal` into `any`): every number is a double.

@@ -785,10 +785,8 @@ fn budget_stops_exponential_comprehensions() {
     let c = compile(rule)
         .map_err(|e| format!("{e:?}"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let t = Instant::now();
     let r = on_2mb_stack(move || eval(&c, &props, 100_000));
     assert_eq!(r.map_err(|e| e.kind), Err(EvalErrorKind::Budget));
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 
     // Errors inside the loops do not stop counting.
     let props: Vec<Property> = (0..1000).map(|i| prop("n", json!(i))).collect();
@@ -796,12 +794,10 @@ fn budget_stops_exponential_comprehensions() {
     let c = compile(rule)
         .map_err(|e| format!("{e:?}"))
         .unwrap_or_else(|e| panic!("{e}"));
-    let t = Instant::now();
     assert_eq!(
         eval(&c, &props, 50_000).map_err(|e| e.kind),
         Err(EvalErrorKind::Budget)
     );
-    assert!(t.elapsed() < Duration::from_secs(5));
 
     // map/filter accumulators are charged their size.
     let rule = "properties.all(a, properties.map(b, b).size() == 1000)";
@@ -820,6 +816,86 @@ fn budget_stops_exponential_comprehensions() {
     assert_eq!(
         eval(&c, &props, 10).map_err(|e| e.kind),
         Err(EvalErrorKind::Budget)
+    );
+}
+
+/// `"abcdefghij"` doubled `levels` times through nested one-element `map`s (no comprehension
+/// runs more than once, so only the size of the strings built can stop it).
+fn doubling_rule(levels: usize) -> String {
+    let mut e = String::from("'abcdefghij'");
+    for _ in 0..levels {
+        e = format!("[{e}].map(y, y + y)[0]");
+    }
+    format!("size({e}) > 0")
+}
+
+#[test]
+fn budget_counts_the_size_of_values_built() {
+    // 30 doublings would build a 10 GiB string; the budget stops it after a few MB.
+    let c = compiled(&doubling_rule(30));
+    assert_eq!(
+        on_2mb_stack(move || eval(&c, &sample(), 1_000_000)).map_err(|e| e.kind),
+        Err(EvalErrorKind::Budget)
+    );
+    // 10 doublings (10 KiB) are an ordinary rule's work.
+    let c = compiled(&doubling_rule(10));
+    assert_eq!(eval(&c, &sample(), 1_000_000), Ok(true));
+    // Lists doubled the same way.
+    let mut e = String::from("[1, 2]");
+    for _ in 0..40 {
+        e = format!("[{e}].map(y, y + y)[0]");
+    }
+    let c = compiled(&format!("size({e}) > 0"));
+    assert_eq!(
+        on_2mb_stack(move || eval(&c, &sample(), 1_000_000)).map_err(|e| e.kind),
+        Err(EvalErrorKind::Budget)
+    );
+}
+
+#[test]
+fn budget_counts_the_size_of_values_compared_and_searched() {
+    // 200 properties of 100 KB strings: 40 000 comparisons or searches of 100 KB each are
+    // only 40 000 iterations, but 4 GB of work.
+    let big: Vec<Property> = (0..200)
+        .map(|i| prop("s", json!(format!("{i}{}", "x".repeat(100_000)))))
+        .collect();
+    for rule in [
+        "properties.all(a, properties.all(b, a.value != b.value || a == b))",
+        "properties.all(a, properties.all(b, a.value.contains(b.value) || true))",
+        "properties.all(a, properties.all(b, a.value < b.value || true))",
+        "properties.all(a, properties.all(b, a.value.startsWith(b.value) || true))",
+    ] {
+        let c = compiled(rule);
+        assert_eq!(
+            eval(&c, &big, 1_000_000).map_err(|e| e.kind),
+            Err(EvalErrorKind::Budget),
+            "{rule}"
+        );
+    }
+    // One pass over the same data fits.
+    let c = compiled("properties.exists(p, p.value.startsWith('199x'))");
+    assert_eq!(eval(&c, &big, 1_000_000), Ok(true));
+}
+
+#[test]
+fn evaluation_stops_at_the_deadline() {
+    let props: Vec<Property> = (0..1000).map(|i| prop("n", json!(i))).collect();
+    let c = compiled("properties.all(a, properties.all(b, properties.all(c, a.type != '')))");
+    let budget = EvalBudget {
+        units: u64::MAX,
+        deadline: Some(Instant::now() + Duration::from_millis(50)),
+    };
+    let r = on_2mb_stack(move || eval(&c, &props, budget));
+    assert_eq!(r.map_err(|e| e.kind), Err(EvalErrorKind::Deadline));
+    // A deadline already passed stops before any work.
+    let c = compiled("true");
+    let budget = EvalBudget {
+        units: 10,
+        deadline: Some(Instant::now()),
+    };
+    assert_eq!(
+        eval(&c, &sample(), budget).map_err(|e| e.kind),
+        Err(EvalErrorKind::Deadline)
     );
 }
 

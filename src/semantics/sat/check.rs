@@ -8,6 +8,12 @@ use batsat::Lit;
 
 /// Upper bound on solver calls spent minimising one core.
 const MAX_MINIMIZE_CALLS: usize = 10_000;
+/// Solver calls × constraints one core minimisation may spend: each call propagates over the
+/// whole closure, so a chain of 1 000 uninstallable packages made every check cost 10⁶ and
+/// the run 10⁹ (cubic). Beyond it the core stays valid, only not minimal.
+const MINIMIZE_WORK: usize = 200_000;
+/// Solver calls a minimisation may always make, however large its closure.
+const MIN_MINIMIZE_CALLS: usize = 32;
 
 /// Size and effort of the last check (for benchmarks and tests).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -230,6 +236,8 @@ pub(super) fn minimize(
     let start = sat.conflicts();
     let mut assumptions: Vec<Lit> = Vec::new();
     let mut calls = 0;
+    let max_calls =
+        (MINIMIZE_WORK / local.cons.len().max(1)).clamp(MIN_MINIMIZE_CALLS, MAX_MINIMIZE_CALLS);
     let is_gvk = |c: usize| deletion_key(problem, local, c).0 == 0;
 
     // Prefer explanations without GVK invariants (for two bundles of one
@@ -244,7 +252,7 @@ pub(super) fn minimize(
     {
         tried.push(c);
         let spent = sat.conflicts().saturating_sub(start);
-        if calls >= MAX_MINIMIZE_CALLS || spent >= budget.conflicts {
+        if calls >= max_calls || spent >= budget.conflicts {
             break;
         }
         calls += 1;
@@ -277,8 +285,15 @@ pub(super) fn minimize(
         .filter(|&&c| matches!(local.cons.get(c), Some(Cons::Root(_))))
         .count();
     order.sort_by_key(|&c| (deletion_key(problem, local, c), c));
+    // Membership by index: `core.contains` per element was quadratic in the core.
+    let mut in_core = vec![false; local.cons.len()];
+    for &c in core.iter() {
+        if let Some(m) = in_core.get_mut(c) {
+            *m = true;
+        }
+    }
     for c in order {
-        if !core.contains(&c) {
+        if !in_core.get(c).copied().unwrap_or(false) {
             continue;
         }
         // A lone root is always needed: without it all-false is a model.
@@ -286,7 +301,7 @@ pub(super) fn minimize(
             continue;
         }
         let spent = sat.conflicts().saturating_sub(start);
-        if calls >= MAX_MINIMIZE_CALLS || spent >= budget.conflicts {
+        if calls >= max_calls || spent >= budget.conflicts {
             break;
         }
         calls += 1;
@@ -301,6 +316,12 @@ pub(super) fn minimize(
             Outcome::Unsat => {
                 let smaller = core_cons(local, sat);
                 if !smaller.is_empty() {
+                    in_core.iter_mut().for_each(|m| *m = false);
+                    for &k in &smaller {
+                        if let Some(m) = in_core.get_mut(k) {
+                            *m = true;
+                        }
+                    }
                     *core = smaller;
                 }
             }

@@ -129,8 +129,10 @@ struct Index {
     group_ids: Vec<u32>,
     /// Per entry: range into the flat dependency list.
     dep_start: Vec<u32>,
-    /// Per flat dependency: range into `cands`.
-    cand_start: Vec<u32>,
+    /// Per flat dependency: range into `cands`. Entries sharing one candidate list (the
+    /// same `Arc`) share one range: 40 000 requirers of a GVK with 40 000 providers were
+    /// 6.4 GB of copies.
+    cand_range: Vec<(u32, u32)>,
     /// Per flat dependency: the owner is among its candidates (tautology).
     self_dep: Vec<bool>,
     /// Candidates with out-of-range ids removed.
@@ -157,7 +159,7 @@ impl Problem {
         };
         ix.group_start.push(0);
         ix.dep_start.push(0);
-        ix.cand_start.push(0);
+        let mut lists: HashMap<*const EntryId, (u32, u32)> = HashMap::new();
         for (e, entry) in entries.iter().enumerate() {
             let first = ix.group_ids.len();
             let named = entry
@@ -185,9 +187,13 @@ impl Problem {
             let own = idx(e);
             for dep in &entry.dependencies {
                 ix.self_dep.push(dep.candidates.contains(&own));
-                ix.cands
-                    .extend(dep.candidates.iter().filter(|&&c| (c as usize) < n));
-                ix.cand_start.push(idx(ix.cands.len()));
+                let cands = &mut ix.cands;
+                let range = *lists.entry(dep.candidates.as_ptr()).or_insert_with(|| {
+                    let start = idx(cands.len());
+                    cands.extend(dep.candidates.iter().filter(|&&c| (c as usize) < n));
+                    (start, idx(cands.len()))
+                });
+                ix.cand_range.push(range);
             }
             ix.dep_start.push(idx(ix.self_dep.len()));
             let mut flags = 0;
@@ -253,9 +259,9 @@ impl Problem {
 
     /// Valid candidates of a flat dependency, and whether it is a tautology.
     pub(crate) fn dep(&self, flat: usize) -> (&[EntryId], bool) {
-        let r = Self::range(&self.index.cand_start, flat);
+        let (a, b) = self.index.cand_range.get(flat).copied().unwrap_or((0, 0));
         (
-            self.index.cands.get(r).unwrap_or(&[]),
+            self.index.cands.get(a as usize..b as usize).unwrap_or(&[]),
             self.index.self_dep.get(flat).copied().unwrap_or(false),
         )
     }
