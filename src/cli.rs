@@ -89,6 +89,18 @@ pub enum FailOn {
     Never,
 }
 
+impl FailOn {
+    /// The lowest severity that fails the run, if any.
+    pub fn threshold(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Info => Some(Severity::Info),
+            FailOn::Never => None,
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 pub struct LintArgs {
     /// Catalog roots, sub-directories, single files or bundle directories.
@@ -197,6 +209,7 @@ impl HardStop {
                 errors: 1,
                 ..Default::default()
             },
+            fail_on: Some(Severity::Error),
         };
         let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
         let format = self.format.unwrap_or(if in_actions {
@@ -530,6 +543,7 @@ fn lint(args: LintArgs) -> i32 {
         diags: &outcome.diags,
         files: &outcome.files,
         summary: outcome.summary,
+        fail_on: args.fail_on.threshold(),
     };
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let color = match args.color {
@@ -583,12 +597,7 @@ fn lint(args: LintArgs) -> i32 {
             crate::report::terminal_safe(&human::summary_line(&report, started.elapsed()), false)
         );
     }
-    let threshold = match args.fail_on {
-        FailOn::Error => Some(Severity::Error),
-        FailOn::Warning => Some(Severity::Warning),
-        FailOn::Info => Some(Severity::Info),
-        FailOn::Never => None,
-    };
+    let threshold = args.fail_on.threshold();
     let failed = threshold.is_some_and(|t| outcome.diags.iter().any(|d| d.severity >= t));
     // The process is about to exit: freeing hundreds of MB of trees only costs time.
     std::mem::forget(outcome);

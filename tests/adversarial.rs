@@ -1600,3 +1600,194 @@ fn run_bug(name: &str) {
 fn bug_long_replaces_chain() {
     run_bug("bug-long-replaces-chain");
 }
+
+// ------------------------------------------------------------------ scaling (issue #28)
+
+/// Package `name` with one channel `stable` of `entries` (name, replaces, skipRange) and the
+/// given bundles (name, version, extra property YAML lines), as YAML documents.
+fn yaml_package(
+    name: &str,
+    entries: &[(String, Option<String>, Option<&str>)],
+    bundles: &[(String, String, String)],
+) -> String {
+    let mut s = format!("---\nschema: olm.package\nname: {name}\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: {name}\nname: stable\nentries:\n");
+    for (e, replaces, skip_range) in entries {
+        s.push_str(&format!("  - name: {e}\n"));
+        if let Some(r) = replaces {
+            s.push_str(&format!("    replaces: {r}\n"));
+        }
+        if let Some(r) = skip_range {
+            s.push_str(&format!("    skipRange: {r}\n"));
+        }
+    }
+    for (b, v, props) in bundles {
+        s.push_str(&format!("---\nschema: olm.bundle\npackage: {name}\nname: {b}\nimage: quay.io/x/{name}:v{v}\nproperties:\n  - type: olm.package\n    value: {{packageName: {name}, version: {v}}}\n{props}"));
+    }
+    s
+}
+
+/// One package per link of a chain: `p{i}` needs `p{i+1}`, the last needs `pend >=2.0.0`,
+/// which exists only at 1.0.0: every bundle is uninstallable, for a reason `n` links away.
+fn chain_of_unmet_dependencies(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let next = if i + 1 < n {
+            format!("p{}", i + 1)
+        } else {
+            "pend".into()
+        };
+        let range = if i + 1 < n { ">=1.0.0" } else { ">=2.0.0" };
+        s.push_str(&yaml_package(
+            &format!("p{i}"),
+            &[(format!("p{i}.v1.0.0"), None, None)],
+            &[(
+                format!("p{i}.v1.0.0"),
+                "1.0.0".into(),
+                format!("  - type: olm.package.required\n    value: {{packageName: {next}, versionRange: '{range}'}}\n"),
+            )],
+        ));
+    }
+    s.push_str(&yaml_package(
+        "pend",
+        &[("pend.v1.0.0".into(), None, None)],
+        &[("pend.v1.0.0".into(), "1.0.0".into(), String::new())],
+    ));
+    s
+}
+
+/// One document with `n` distinct top-level keys.
+fn many_keys(n: usize) -> String {
+    let mut s = String::from("schema: olm.package\nname: foo\ndefaultChannel: stable\n");
+    for i in 0..n {
+        s.push_str(&format!("k{i}: v\n"));
+    }
+    s
+}
+
+/// `n` packages whose bundles provide one GVK and `n` whose bundles require it.
+fn many_providers(n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        let gvk = "value: {group: g, version: v1, kind: K}";
+        for (p, prop) in [
+            (format!("prov{i}"), "olm.gvk"),
+            (format!("req{i}"), "olm.gvk.required"),
+        ] {
+            s.push_str(&yaml_package(
+                &p,
+                &[(format!("{p}.v1.0.0"), None, None)],
+                &[(
+                    format!("{p}.v1.0.0"),
+                    "1.0.0".into(),
+                    format!("  - type: {prop}\n    {gvk}\n"),
+                )],
+            ));
+        }
+    }
+    s
+}
+
+/// One channel of `n` entries in a replaces chain, each with the same skipRange of `k`
+/// alternatives (anchored once, aliased in every other entry).
+fn shared_skip_range(n: usize, k: usize) -> String {
+    let range: Vec<String> = (0..k).map(|i| format!(">={i}.0.0 <{i}.0.1")).collect();
+    let anchored = format!("&r '{}'", range.join(" || "));
+    let entries: Vec<(String, Option<String>, Option<&str>)> = (0..n)
+        .map(|i| {
+            (
+                format!("foo.v{i}.0.0"),
+                (i > 0).then(|| format!("foo.v{}.0.0", i - 1)),
+                Some(if i == 0 { anchored.as_str() } else { "*r" }),
+            )
+        })
+        .collect();
+    let bundles: Vec<(String, String, String)> = (0..n)
+        .map(|i| (format!("foo.v{i}.0.0"), format!("{i}.0.0"), String::new()))
+        .collect();
+    yaml_package("foo", &entries, &bundles)
+}
+
+/// One bundle with `n` fixable findings (OLM212: `GVK` written for `gvk`).
+fn many_fixes(n: usize) -> String {
+    let props: String = (0..n)
+        .map(|i| format!("  - type: olm.constraint\n    value: {{failureMessage: m{i}, GVK: {{group: g, version: v1, kind: K}}}}\n"))
+        .collect();
+    let mut s = yaml_package(
+        "foo",
+        &[("foo.v1.0.0".into(), None, None)],
+        &[("foo.v1.0.0".into(), "1.0.0".into(), props)],
+    );
+    s.push_str(&yaml_package(
+        "bar",
+        &[("bar.v1.0.0".into(), None, None)],
+        &[(
+            "bar.v1.0.0".into(),
+            "1.0.0".into(),
+            "  - type: olm.gvk\n    value: {group: g, version: v1, kind: K}\n".into(),
+        )],
+    ));
+    s
+}
+
+/// The hostile generators of issue #28 scaled 4×: the report and the peak memory grow at most
+/// about as much as the input (bounds on sizes, not on time; `bench/hostile.sh` reports the
+/// times at 1× and 10×). Before the fixes, the chain's report grew 16× (every finding named
+/// every link; findings are now bounded, so it grows with their number once they reach the
+/// bound: sizes chosen past it), the providers' memory 16× (a copy of the candidate list per
+/// requirer).
+#[test]
+fn hostile_inputs_scale_near_linearly() {
+    type Generator = fn(usize) -> String;
+    let cases: [(&str, Generator, usize); 5] = [
+        (
+            "chain-of-unmet-dependencies",
+            chain_of_unmet_dependencies,
+            120,
+        ),
+        ("many-keys", many_keys, 5_000),
+        ("many-providers", many_providers, 300),
+        ("shared-skip-range", |n| shared_skip_range(n, 300), 60),
+        ("many-fixes", many_fixes, 1_000),
+    ];
+    for (name, generate, n) in cases {
+        let mut sizes = Vec::new();
+        for scale in [1, 4] {
+            let dir = tempfile::tempdir().unwrap();
+            write(
+                &dir.path().join("catalog/catalog.yaml"),
+                generate(n * scale),
+            );
+            let setup = generated(dir.path(), None);
+            let run = run_binary(&setup, TIMEOUT);
+            assert!(
+                matches!(run.exit, Exit::Code(0 | 1)),
+                "{name} ×{scale}: {:?} ({})",
+                run.exit,
+                run.stderr
+            );
+            serde_json::from_slice::<serde_json::Value>(&run.stdout)
+                .unwrap_or_else(|e| panic!("{name} ×{scale}: report does not parse: {e}"));
+            println!(
+                "{name} ×{scale}: {} B in, {} B report, {:?} KiB peak, {:.2} s",
+                setup.input,
+                run.stdout.len(),
+                run.max_rss_kib,
+                run.elapsed.as_secs_f64()
+            );
+            sizes.push((run.stdout.len() as f64, run.max_rss_kib));
+        }
+        let (small, big) = (sizes[0], sizes[1]);
+        assert!(
+            big.0 <= 6.0 * small.0 + 65_536.0,
+            "{name}: report grew from {} to {} bytes for 4× the input",
+            small.0,
+            big.0
+        );
+        if let (Some(a), Some(b)) = (small.1, big.1) {
+            assert!(
+                b <= 6 * a,
+                "{name}: peak memory grew from {a} to {b} KiB for 4× the input"
+            );
+        }
+    }
+}

@@ -709,3 +709,75 @@ fn target_olmv1_turns_on_olm711() {
     assert_eq!(run(&[]), 0);
     assert!(run(&["--target", "olmv1"]) > 0);
 }
+
+/// JUnit: a finding fails its test case only when it reaches `--fail-on`, as it fails the run;
+/// below, the case passes and carries the finding in `<system-out>`. `errors` is always there
+/// (Jenkins' schema requires it).
+#[test]
+fn junit_failures_follow_fail_on() {
+    let path = "fixtures/catalogs/coercion";
+    let v = json(&["lint", path, "-f", "json", "-q"]);
+    let d = v["diagnostics"].as_array().unwrap();
+    let errors = d.iter().filter(|x| x["severity"] == "error").count();
+    let warnings = d.iter().filter(|x| x["severity"] == "warning").count();
+    assert!(errors > 0 && warnings > 0, "{v:#}");
+    let junit = |fail_on: &str| {
+        let out = olmlint(&["lint", path, "-f", "junit", "-q", "--fail-on", fail_on]);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let xml = junit("error");
+    assert_eq!(xml.matches("<failure ").count(), errors, "{xml}");
+    assert_eq!(xml.matches("<system-out>").count(), warnings, "{xml}");
+    assert!(
+        xml.contains(&format!("failures=\"{errors}\" errors=\"0\"")),
+        "{xml}"
+    );
+    assert_eq!(
+        xml.matches("<testsuite ").count(),
+        xml.matches("errors=\"0\" skipped=\"0\"").count()
+    );
+    let xml = junit("warning");
+    assert_eq!(xml.matches("<failure ").count(), errors + warnings, "{xml}");
+    let xml = junit("never");
+    assert_eq!(xml.matches("<failure ").count(), 0, "{xml}");
+}
+
+/// SARIF: columns are code points (`columnKind`), and a file outside the working directory
+/// gets an absolute `file://` URI without a base id (a relative URI may not climb out of its
+/// base with `../`).
+#[test]
+fn sarif_locations_outside_the_working_directory_are_absolute() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(cat.join("c.yaml"), "{}\n").unwrap();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-f", "sarif", "-q", "../catalog"])
+        .current_dir(&work)
+        .output()
+        .unwrap();
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = &sarif["runs"][0];
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let loc = &run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    let uri = loc["uri"].as_str().unwrap();
+    assert!(uri.starts_with("file:///"), "{loc}");
+    assert!(
+        uri.ends_with("/catalog/c.yaml") && !uri.contains(".."),
+        "{loc}"
+    );
+    assert!(loc.get("uriBaseId").is_none(), "{loc}");
+    // Inside the working directory: relative to %SRCROOT%.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--no-config", "-f", "sarif", "-q", "catalog"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let sarif: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let loc =
+        &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"];
+    assert_eq!(loc["uri"], "catalog/c.yaml");
+    assert_eq!(loc["uriBaseId"], "%SRCROOT%");
+}

@@ -97,6 +97,7 @@ fuzz_target!(|data: &[u8]| {
         diags: &outcome.diags,
         files: &outcome.files,
         summary: outcome.summary,
+        fail_on: Some(olmlint::diag::Severity::Error),
     };
     for format in [
         Format::Json,

@@ -1,5 +1,8 @@
-//! `--format junit`: one test suite per file, one failing test case per finding, one passing
-//! case for a clean file, for CI systems that only read JUnit XML.
+//! `--format junit`: one test suite per file, one test case per finding, one passing case for
+//! a clean file, for CI systems that only read JUnit XML. A finding fails its case only when
+//! it reaches `--fail-on` (as it fails the run); below, the case passes and shows the finding
+//! in `<system-out>`. `errors` (Jenkins' schema requires it) counts cases that could not run:
+//! always 0.
 
 use super::{resolve, Report};
 use std::collections::BTreeMap;
@@ -19,7 +22,8 @@ fn xml(s: &str) -> String {
 }
 
 pub fn render(r: &Report<'_>) -> String {
-    let mut by_file: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    // Per file: (case name, fails, element inside the case).
+    let mut by_file: BTreeMap<String, Vec<(String, bool, String)>> = BTreeMap::new();
     for f in r.files {
         by_file.entry(f.source.display.clone()).or_default();
     }
@@ -41,30 +45,34 @@ pub fn render(r: &Report<'_>) -> String {
         if let Some(h) = &d.help {
             let _ = write!(body, "\nhelp: {h}");
         }
-        by_file.entry(file).or_default().push((
-            name,
+        let fails = r.fail_on.is_some_and(|t| d.severity >= t);
+        let body = if fails {
             format!(
                 "<failure type=\"{}\" message=\"{}\">{}</failure>",
                 d.rule,
                 xml(&d.message),
                 xml(&body)
-            ),
-        ));
+            )
+        } else {
+            format!("<system-out>{}</system-out>", xml(&body))
+        };
+        by_file.entry(file).or_default().push((name, fails, body));
     }
     let total: usize = by_file.values().map(|v| v.len().max(1)).sum();
+    let failures = |cases: &[(String, bool, String)]| cases.iter().filter(|c| c.1).count();
+    let all_failures: usize = by_file.values().map(|c| failures(c)).sum();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
-        "<testsuites name=\"olmlint\" tests=\"{total}\" failures=\"{}\">",
-        r.diags.len()
+        "<testsuites name=\"olmlint\" tests=\"{total}\" failures=\"{all_failures}\" errors=\"0\">"
     );
     for (file, cases) in by_file {
         let _ = writeln!(
             out,
-            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\">",
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\">",
             xml(&file),
             cases.len().max(1),
-            cases.len()
+            failures(&cases)
         );
         if cases.is_empty() {
             let _ = writeln!(
@@ -73,10 +81,10 @@ pub fn render(r: &Report<'_>) -> String {
                 xml(&file)
             );
         }
-        for (name, failure) in cases {
+        for (name, _, body) in cases {
             let _ = writeln!(
                 out,
-                "    <testcase name=\"{}\" classname=\"{}\">{failure}</testcase>",
+                "    <testcase name=\"{}\" classname=\"{}\">{body}</testcase>",
                 xml(&name),
                 xml(&file)
             );

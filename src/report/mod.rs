@@ -88,6 +88,9 @@ pub struct Report<'a> {
     pub diags: &'a [Diagnostic],
     pub files: &'a [LoadedFile],
     pub summary: Summary,
+    /// `--fail-on`: the lowest severity that fails the run (`None`: never). JUnit reports
+    /// only those findings as failures.
+    pub fail_on: Option<crate::diag::Severity>,
 }
 
 /// Text for a terminal or a CI log, where catalog text (messages quote it, snippets show

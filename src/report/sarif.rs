@@ -27,6 +27,45 @@ pub fn uri(path: &str) -> String {
     out
 }
 
+/// An `artifactLocation` for a file as displayed: relative to `%SRCROOT%` (the working
+/// directory) when it is under it; otherwise an absolute `file://` URI without a base id
+/// (a relative URI climbing out of its base with `../` is not a valid SARIF location).
+fn artifact(path: &str) -> Value {
+    let p = std::path::Path::new(path);
+    let climbs = p
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir));
+    if p.is_relative() && !climbs {
+        return json!({"uri": uri(path), "uriBaseId": "%SRCROOT%"});
+    }
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
+    // Lexical normalisation: `a/b/../c` is `a/c`.
+    let mut parts: Vec<std::path::Component<'_>> = Vec::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                if matches!(parts.last(), Some(std::path::Component::Normal(_))) {
+                    parts.pop();
+                }
+            }
+            std::path::Component::CurDir => {}
+            c => parts.push(c),
+        }
+    }
+    let norm: std::path::PathBuf = parts.iter().collect();
+    let text = norm.to_string_lossy().replace('\\', "/");
+    let text = if text.starts_with('/') {
+        text
+    } else {
+        format!("/{text}")
+    };
+    json!({"uri": format!("file://{}", uri(&text))})
+}
+
 /// Insert into a JSON object (no-op on other values).
 fn set(v: &mut Value, key: &str, x: Value) {
     if let Value::Object(m) = v {
@@ -86,7 +125,7 @@ pub fn render(r: &Report<'_>) -> String {
             let location = match &loc {
                 Some(l) => json!({
                     "physicalLocation": {
-                        "artifactLocation": {"uri": uri(&l.file), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": artifact(&l.file),
                         "region": {"startLine": l.line, "startColumn": l.column, "endLine": l.end_line, "endColumn": l.end_column.max(1)},
                     }
                 }),
@@ -121,7 +160,7 @@ pub fn render(r: &Report<'_>) -> String {
                             "id": i,
                             "message": {"text": rel.message},
                             "physicalLocation": {
-                                "artifactLocation": {"uri": uri(&l.file), "uriBaseId": "%SRCROOT%"},
+                                "artifactLocation": artifact(&l.file),
                                 "region": {"startLine": l.line, "startColumn": l.column},
                             }
                         }))
@@ -148,7 +187,7 @@ pub fn render(r: &Report<'_>) -> String {
                     let safety = if f.safe { "" } else { " (unsafe: changes what OLM does)" };
                     set(&mut result, "fixes", json!([{
                         "description": {"text": format!("{}{safety}", f.description)},
-                        "artifactChanges": [{"artifactLocation": {"uri": uri(&l.file), "uriBaseId": "%SRCROOT%"}, "replacements": replacements}],
+                        "artifactChanges": [{"artifactLocation": artifact(&l.file), "replacements": replacements}],
                     }]));
                 }
             }
@@ -175,6 +214,7 @@ pub fn render(r: &Report<'_>) -> String {
                 "rules": descriptors,
             }},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root_uri}},
+            "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": true, "workingDirectory": {"uri": root_uri}}],
             "automationDetails": {"id": "olmlint/"},
             "results": results,

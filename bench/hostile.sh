@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Hostile-input scaling benchmark (issue #28): each generator of bench/hostile_gen.py at N and
+# 10N; prints CPU seconds, peak RSS and report size, and the 10N/N ratios (near-linear: about
+# 10, bounded: about 1). Not a test: timings vary with the machine. Needs python3.
+#   bench/hostile.sh            (writes scratch data under target/bench/hostile)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --locked -q --bin olmlint
+bin=$PWD/target/release/olmlint
+work=target/bench/hostile
+mkdir -p "$work"
+
+# class variant N [extra args...]
+cases=(
+  "chain version 100"
+  "chain two 50"
+  "chain gvk 100 --closed-world"
+  "keys pkg 10000"
+  "keys json 10000"
+  "providers pkgs 1000"
+  "providers self 200"
+  "replaces bar 400"
+  "replaces any 400"
+  "replaces not 400"
+  "skiprange alias 100"
+  "fixes olm212 4000"
+  "fixes json1 4000"
+)
+
+run() { # dir args... -> "cpu_seconds rss_mb report_bytes exit"
+  local dir=$1; shift
+  local code=0
+  /usr/bin/time -o "$work/time.txt" -f "%U %S %M" timeout 120 "$bin" lint --no-config -f json "$@" "$dir" \
+    >"$work/out.json" 2>/dev/null || code=$?
+  read -r u s m <"$work/time.txt" || true
+  echo "$(awk "BEGIN{printf \"%.2f\", $u+$s}") $((m / 1024)) $(stat -c %s "$work/out.json") $code"
+}
+
+printf '| case | N | CPU s | RSS MB | report B | 10N CPU s | 10N RSS MB | 10N report B | ratios (CPU, RSS, report) |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n'
+for c in "${cases[@]}"; do
+  read -r cls variant n extra <<<"$c"
+  small="$work/$cls-$variant-$n"
+  big="$work/$cls-$variant-$((n * 10))"
+  python3 bench/hostile_gen.py "$cls" "$n" "$small" --variant "$variant" --k 1000
+  python3 bench/hostile_gen.py "$cls" "$((n * 10))" "$big" --variant "$variant" --k 1000
+  read -r c1 r1 o1 e1 <<<"$(run "$small" $extra)"
+  read -r c2 r2 o2 e2 <<<"$(run "$big" $extra)"
+  ratios=$(awk "BEGIN{printf \"%.1f, %.1f, %.1f\", ($c2+0.01)/($c1+0.01), $r2/$r1, $o2/$o1}")
+  [ "$e2" = 124 ] && ratios="timed out at 120 s"
+  printf '| %s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$cls" "$variant" "$n" "$c1" "$r1" "$o1" "$c2" "$r2" "$o2" "$ratios"
+  rm -rf "$small" "$big"
+done
