@@ -185,6 +185,8 @@ struct HardStop {
     timeout: f64,
     format: Option<Format>,
     output_file: Option<PathBuf>,
+    /// `--diff`: stdout is the diff, not a report; only stderr says what happened.
+    diff: bool,
 }
 
 impl HardStop {
@@ -219,6 +221,7 @@ impl HardStop {
         });
         let text = report.render(format, false);
         match &self.output_file {
+            _ if self.diff => {}
             Some(path) => {
                 if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
                     eprintln!("olmlint: cannot write {}: {e}", path.display());
@@ -272,6 +275,7 @@ pub fn main() -> i32 {
                     timeout: t,
                     format: a.format,
                     output_file: a.output_file.clone(),
+                    diff: a.diff,
                 },
             )
         }),
@@ -490,7 +494,12 @@ fn lint(args: LintArgs) -> i32 {
         crate::fix::Mode::Safe
     };
     if args.diff {
-        return show_diff(&opts, mode, args.quiet);
+        return show_diff(
+            &opts,
+            mode,
+            args.quiet,
+            &fix_command(&args.paths, args.unsafe_fixes),
+        );
     }
     let outcome = if args.fix {
         match fix_in_place(&opts, mode, args.quiet) {
@@ -594,7 +603,10 @@ fn lint(args: LintArgs) -> i32 {
         }
         eprint!(
             "{}",
-            crate::report::terminal_safe(&human::summary_line(&report, started.elapsed()), false)
+            crate::report::terminal_safe(
+                &human::summary_line(&report, started.elapsed(), &fix_command(&args.paths, false)),
+                false
+            )
         );
     }
     let threshold = args.fail_on.threshold();
@@ -720,7 +732,12 @@ fn say(message: &str) {
 
 /// `--diff`: print what `--fix` would change as a unified diff; exit 1 when it would change
 /// something. Shows one pass: fixes uncovered by other fixes appear after `--fix`.
-fn show_diff(opts: &crate::lint::Options, mode: crate::fix::Mode, quiet: bool) -> i32 {
+fn show_diff(
+    opts: &crate::lint::Options,
+    mode: crate::fix::Mode,
+    quiet: bool,
+    apply_with: &str,
+) -> i32 {
     let outcome = match crate::lint::run(opts) {
         Ok(o) => o,
         Err(e) => {
@@ -735,16 +752,45 @@ fn show_diff(opts: &crate::lint::Options, mode: crate::fix::Mode, quiet: bool) -
     }
     let n: usize = changes.iter().map(|c| c.applied.len()).sum();
     if !quiet {
+        let apply = if n > 0 {
+            format!(" (apply with `{apply_with}`)")
+        } else {
+            String::new()
+        };
         eprintln!(
             "olmlint: {n} fixable finding{} in {} file{}{}",
             plural(n),
             changes.len(),
             plural(changes.len()),
-            if n > 0 { " (apply with --fix)" } else { "" }
+            crate::report::terminal_safe(&apply, false)
         );
     }
     std::mem::forget(outcome);
     i32::from(!changes.is_empty())
+}
+
+/// The command that applies the fixes to what the user linted: `olmlint lint --fix catalog/`
+/// (paths as given, quoted for a POSIX shell when they need it).
+fn fix_command(paths: &[PathBuf], unsafe_fixes: bool) -> String {
+    let mut cmd = String::from("olmlint lint --fix");
+    if unsafe_fixes {
+        cmd.push_str(" --unsafe-fixes");
+    }
+    for p in paths {
+        let p = p.to_string_lossy();
+        let plain = !p.is_empty()
+            && p.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./:@+=,".contains(&b));
+        cmd.push(' ');
+        if plain {
+            cmd.push_str(&p);
+        } else {
+            cmd.push('\'');
+            cmd.push_str(&p.replace('\'', "'\\''"));
+            cmd.push('\'');
+        }
+    }
+    cmd
 }
 
 fn plural(n: usize) -> &'static str {

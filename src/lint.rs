@@ -199,6 +199,35 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             )
         })
         .collect();
+    // Context and baseline catalogs are not linted, but a file of theirs that could not be
+    // read whole (a syntax error, a limit) changes what the checks compare with: say so.
+    for (scope, what) in (linted_scopes..=context_end).map(|s| {
+        let what = if s == context_end {
+            "--baseline"
+        } else {
+            "--context"
+        };
+        (s, what)
+    }) {
+        let broken: Vec<&LoadedFile> = files
+            .iter()
+            .filter(|f| f.scope == scope && !f.problems.is_empty())
+            .collect();
+        if let Some(first) = broken.first() {
+            let path = all_paths
+                .get(scope)
+                .map_or(String::new(), |p| p.display().to_string());
+            let message = first.problems.first().map_or("", |p| p.message.as_str());
+            notes.push(crate::diag::bounded(
+                format!(
+                    "{what} {path}: {} file(s) could not be read completely (e.g. {}: {message}); the checks that use it see only what was read",
+                    broken.len(),
+                    first.source.display
+                ),
+                crate::diag::MAX_MESSAGE,
+            ));
+        }
+    }
     let lint_file_count = files.iter().filter(|f| f.scope < linted_scopes).count();
     if let Some(cf) = config_file {
         let idx = files.len();

@@ -144,7 +144,7 @@ fn unsafe_fixes_need_the_flag() {
     // Safe mode: nothing to do, and the summary points at --unsafe-fixes.
     let out = fixes_to("yaml", &before, &before, &[]);
     assert!(
-        stderr(&out).contains("2 more with `--unsafe-fixes`"),
+        stderr(&out).contains("2 fixable with `--unsafe-fixes`"),
         "{}",
         stderr(&out)
     );

@@ -148,3 +148,37 @@ fn refused_fixes_are_not_advertised() {
         assert_eq!(stderr.contains("--unsafe-fixes"), advertised, "{stderr}");
     }
 }
+
+/// Hints name the paths the user linted, and `--diff --unsafe-fixes` says to apply with
+/// `--fix --unsafe-fixes`.
+#[test]
+fn fix_hints_use_the_paths_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = dir.path().join("my catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    std::fs::write(
+        cat.join("catalog.yaml"),
+        format!("{HEAD}  - type: olm.constraint.cel\n    value: {{rule: 'true', message: hi}}\n  - type: olm.package.required\n    value: {{packageName: bar, version: '>=1.0.0'}}\n"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["lint", "--no-config"])
+            .args(args)
+            .arg("my catalog")
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = run(&[]);
+    assert!(
+        stderr.contains("fixable with `olmlint lint --fix 'my catalog'`"),
+        "{stderr}"
+    );
+    let stderr = run(&["--diff", "--unsafe-fixes"]);
+    assert!(
+        stderr.contains("(apply with `olmlint lint --fix --unsafe-fixes 'my catalog'`)"),
+        "{stderr}"
+    );
+}

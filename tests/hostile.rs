@@ -375,6 +375,19 @@ fn findings_per_rule_and_file_are_capped_and_counted() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("3 finding(s) not shown"), "{stderr}");
+    // Statistics count every finding, listed or not.
+    let out = common::olmlint(
+        None,
+        [
+            "lint",
+            "--statistics",
+            "-c",
+            tmp.path().join(".olmlint.yaml").to_str().unwrap(),
+            cat.to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("     5  OLM003"), "{text}");
 }
 
 /// The job summary stays under GitHub's 1 MiB however many long findings there are.

@@ -323,12 +323,14 @@ pub fn statistics(r: &Report<'_>) -> String {
     let mut rules: BTreeMap<&str, (usize, Severity)> = BTreeMap::new();
     let mut packages: BTreeMap<&str, usize> = BTreeMap::new();
     for d in r.diags {
+        // A listed finding counts for those of its rule and file left out of the report.
+        let n = 1 + d.omitted;
         let e = rules.entry(d.rule).or_insert((0, d.severity));
-        e.0 += 1;
+        e.0 += n;
         e.1 = e.1.max(d.severity);
         *packages
             .entry(d.package.as_deref().unwrap_or("-"))
-            .or_default() += 1;
+            .or_default() += n;
     }
     let mut rules: Vec<_> = rules.into_iter().collect();
     rules.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
@@ -349,7 +351,8 @@ pub fn statistics(r: &Report<'_>) -> String {
 }
 
 /// The one-line summary printed to stderr after any format.
-pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration) -> String {
+/// `fix_command` applies the safe fixes to what was linted (`olmlint lint --fix catalog/`).
+pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration, fix_command: &str) -> String {
     let s = &r.summary;
     let mark = if s.errors > 0 {
         "✖"
@@ -358,17 +361,29 @@ pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration) -> String {
     } else {
         "✔"
     };
-    let safe = r
+    // A listed finding stands for those of its rule and file left out of the report
+    // (`omitted`): they are alike, so they count as fixable alike.
+    let weight = |d: &&Finding| 1 + d.omitted;
+    let safe: usize = r
         .diags
         .iter()
         .filter(|d| d.fix.as_ref().is_some_and(|f| f.safe))
-        .count();
-    let all = r.diags.iter().filter(|d| d.fix.is_some()).count();
+        .map(|d| weight(&d))
+        .sum();
+    let all: usize = r
+        .diags
+        .iter()
+        .filter(|d| d.fix.is_some())
+        .map(|d| weight(&d))
+        .sum();
     let fixable = match (safe, all - safe) {
         (0, 0) => String::new(),
-        (n, 0) => format!("\n  {n} fixable with `olmlint lint --fix`"),
+        (n, 0) => format!("\n  {n} fixable with `{fix_command}`"),
+        (0, u) => format!(
+            "\n  {u} fixable with `--unsafe-fixes` (review them first: they change what OLM does)"
+        ),
         (n, u) => {
-            format!("\n  {n} fixable with `olmlint lint --fix`, {u} more with `--unsafe-fixes`")
+            format!("\n  {n} fixable with `{fix_command}`, {u} more with `--unsafe-fixes`")
         }
     };
     let not_shown = if s.not_shown > 0 {
@@ -399,10 +414,11 @@ fn most_frequent(r: &Report<'_>) -> String {
     if r.diags.len() <= 5 {
         return String::new();
     }
-    let top = |keys: Vec<&str>| {
+    // Weighted by the findings each stands for (those left out of the report).
+    let top = |keys: Vec<(&str, usize)>| {
         let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
-        for k in keys {
-            *counts.entry(k).or_default() += 1;
+        for (k, n) in keys {
+            *counts.entry(k).or_default() += n;
         }
         let mut v: Vec<(&str, usize)> = counts.into_iter().collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
@@ -413,11 +429,11 @@ fn most_frequent(r: &Report<'_>) -> String {
         }
         parts.join(", ")
     };
-    let rules = top(r.diags.iter().map(|d| d.rule).collect());
-    let packages: Vec<&str> = r
+    let rules = top(r.diags.iter().map(|d| (d.rule, 1 + d.omitted)).collect());
+    let packages: Vec<(&str, usize)> = r
         .diags
         .iter()
-        .filter_map(|d| d.package.as_deref())
+        .filter_map(|d| Some((d.package.as_deref()?, 1 + d.omitted)))
         .collect();
     let packages = if packages.is_empty() {
         String::new()
