@@ -213,12 +213,7 @@ impl HardStop {
             },
             fail_on: Some(Severity::Error),
         };
-        let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
-        let format = self.format.unwrap_or(if in_actions {
-            Format::Github
-        } else {
-            Format::Human
-        });
+        let format = report_format(self.format);
         let text = report.render(format, false);
         match &self.output_file {
             _ if self.diff => {}
@@ -235,6 +230,16 @@ impl HardStop {
             "olmlint: timed out: the run did not end within 10 s of --timeout (during {phase}); the report holds only that"
         );
     }
+}
+
+/// The report format: the one asked for, else `github` in GitHub Actions, else `human`.
+fn report_format(asked: Option<Format>) -> Format {
+    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
+    asked.unwrap_or(if in_actions {
+        Format::Github
+    } else {
+        Format::Human
+    })
 }
 
 /// How many times `--fix` re-lints and fixes again (a fix can uncover another).
@@ -542,12 +547,7 @@ fn lint(args: LintArgs) -> i32 {
             }
         }
     }
-    let in_actions = std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true");
-    let format = args.format.unwrap_or(if in_actions {
-        Format::Github
-    } else {
-        Format::Human
-    });
+    let format = report_format(args.format);
     let report = Report {
         diags: &outcome.diags,
         files: &outcome.files,

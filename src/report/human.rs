@@ -192,7 +192,9 @@ fn inert_finding(d: &Finding) -> std::borrow::Cow<'_, Finding> {
 
 pub fn render(r: &Report<'_>, color: bool) -> String {
     let mut out = String::new();
-    // Inert copies of the files findings show that hold control characters, made once.
+    // In colour, inert copies of the files findings show that hold control characters, made
+    // once. Without colour the whole report is escaped afterwards (`terminal_safe`), so
+    // this work would be done twice.
     let mut shown: Vec<usize> = r
         .diags
         .iter()
@@ -200,6 +202,9 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
         .collect();
     shown.sort_unstable();
     shown.dedup();
+    if !color {
+        shown.clear();
+    }
     let inert: std::collections::HashMap<usize, String> = shown
         .into_iter()
         .filter_map(|i| Some((i, inert_copy(&r.files.get(i)?.source.text)?)))
@@ -217,7 +222,12 @@ pub fn render(r: &Report<'_>, color: bool) -> String {
             out.push_str(&group_header(&super::terminal_safe(p, false), &group));
         }
         for d in group {
-            finding(r, &inert_finding(d), &inert, &graphical, &mut out);
+            let d = if color {
+                inert_finding(d)
+            } else {
+                std::borrow::Cow::Borrowed(d)
+            };
+            finding(r, &d, &inert, &graphical, &mut out);
         }
     }
     out

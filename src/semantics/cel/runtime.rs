@@ -123,7 +123,7 @@ fn step(_: &[Value]) -> Value {
 
 /// The cost of handling `v` whole (see the module documentation), measured up to `cap`
 /// units: at most `cap + 1` is returned, after visiting at most that many values.
-pub(super) fn cost(v: &Value, cap: u64) -> u64 {
+fn cost(v: &Value, cap: u64) -> u64 {
     let mut total: u64 = 0;
     let mut stack: Vec<&Value> = vec![v];
     while let Some(v) = stack.pop() {
