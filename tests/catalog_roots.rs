@@ -153,6 +153,21 @@ fn operator_directories_read_their_bundles_only() {
     let d = common::lint_path(&op);
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0]["rule"], "OLM001");
+    std::fs::remove_file(op.join("catalog-templates/broken.yaml")).unwrap();
+    // The repository's `operators/README.md` (certified-operators has one) is not catalog
+    // content either: it was a false OLM003 when linting `operators/`.
+    let operators = tmp.path().join("operators");
+    std::fs::write(
+        operators.join("README.md"),
+        "This directory contains Red Hat Certified Operator Bundles.\n",
+    )
+    .unwrap();
+    let d = common::lint_path(&operators);
+    assert!(
+        d.iter()
+            .all(|x| !matches!(x["rule"].as_str(), Some("OLM002" | "OLM003"))),
+        "{d:#?}"
+    );
 }
 
 #[test]

@@ -61,6 +61,10 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
     let mut bundle_roots: Vec<PathBuf> = Vec::new();
     let mut operator_roots: std::collections::HashSet<PathBuf> = Default::default();
     let mut version_dirs: std::collections::HashSet<PathBuf> = Default::default();
+    // Directories of operator directories (`operators/`), decided once per directory: their
+    // own files (`README.md`) are not catalog content either. A file can come before the
+    // operator directories beside it (`README.md` sorts before `aqua/`), so this looks ahead.
+    let mut repositories: std::collections::HashMap<PathBuf, bool> = Default::default();
     let canonical_root = std::fs::canonicalize(root).ok();
     let ignores = std::sync::Arc::new(IndexIgnores {
         root: root.to_path_buf(),
@@ -118,9 +122,13 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         // the last one found can hold this path.
         let bundle = bundle_roots.last().filter(|b| path.starts_with(b));
         if bundle.is_none()
-            && path
-                .parent()
-                .is_some_and(|p| operator_roots.contains(p) || version_dirs.contains(p))
+            && path.parent().is_some_and(|p| {
+                operator_roots.contains(p)
+                    || version_dirs.contains(p)
+                    || *repositories
+                        .entry(p.to_path_buf())
+                        .or_insert_with(|| holds_operator_dirs(p))
+            })
         {
             continue;
         }
@@ -433,6 +441,15 @@ pub fn catalog_root(file: &Path) -> std::path::PathBuf {
 }
 
 /// An operator directory of the community-operators / certified-operators layout:
+/// Whether `dir` is a directory of operator directories (a repository's `operators/`).
+fn holds_operator_dirs(dir: &Path) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && is_operator_dir(&e.path()))
+    })
+}
+
 /// `ci.yaml` next to version directories that are registry+v1 bundles
 /// (`operators/<name>/<version>/{manifests,metadata}`).
 /// Also one that holds only `ci.yaml` yet, directly under a directory named `operators`.
