@@ -18,14 +18,16 @@ pub fn distance(a: &str, b: &str) -> usize {
     prev.last().copied().unwrap_or(0)
 }
 
-/// The closest candidate within a third of the word's length (at least 1, at most 3 edits).
+/// The closest candidate within a third of the word's length (at least 1, at most 3 edits);
+/// of equally close ones the first in byte order, so that the answer does not depend on the
+/// order of the candidates (often a hash map's).
 pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (word.chars().count() / 3).clamp(1, 3);
     candidates
         .into_iter()
         .map(|c| (distance(word, c), c))
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, _)| *d)
+        .min()
         .map(|(_, c)| c)
 }
 
@@ -52,5 +54,11 @@ mod tests {
             Some("failureMessage")
         );
         assert_eq!(super::closest("zzz", ["gvk"]), None);
+        // Ties: the same answer whatever the candidates' order.
+        let tied = ["foo.v3.2.4", "foo.v3.0.2", "foo.v3.2.1"];
+        assert_eq!(super::closest("foo.v3.2.2", tied), Some("foo.v3.0.2"));
+        let mut rev = tied;
+        rev.reverse();
+        assert_eq!(super::closest("foo.v3.2.2", rev), Some("foo.v3.0.2"));
     }
 }

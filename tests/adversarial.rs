@@ -395,6 +395,8 @@ struct Setup {
     input: u64,
     /// Why the case cannot run here (e.g. unreadable files when running as root).
     skip: Option<String>,
+    /// Run with `OLMLINT_TIMINGS=1` (phase and SAT effort figures on stderr).
+    timings: bool,
 }
 
 struct Case {
@@ -463,6 +465,7 @@ fn fixture_with(name: &str, no_config: bool) -> Setup {
         cwd: fixtures(),
         args,
         skip: None,
+        timings: false,
     }
 }
 
@@ -482,6 +485,7 @@ fn generated(dir: &Path, config: Option<&str>) -> Setup {
         cwd: dir.to_path_buf(),
         args,
         skip: None,
+        timings: false,
     }
 }
 
@@ -1288,6 +1292,7 @@ fn run_binary(setup: &Setup, timeout: Duration) -> Run {
         .env("NO_COLOR", "1")
         // Thread stacks count against the address-space limit: keep their number fixed.
         .env("RAYON_NUM_THREADS", "2")
+        .env("OLMLINT_TIMINGS", if setup.timings { "1" } else { "0" })
         .stdin(Stdio::null())
         .stdout(fs::File::create(&out_path).unwrap())
         .stderr(fs::File::create(&err_path).unwrap());
@@ -1687,6 +1692,95 @@ fn many_providers(n: usize) -> String {
     s
 }
 
+/// Total entries reached by installability checks, from `OLMLINT_TIMINGS` output
+/// (`sat: N checks; per check: closure X, …`).
+fn sat_work(stderr: &str) -> f64 {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.split("sat: ").nth(1))
+        .unwrap_or_else(|| panic!("no SAT figures in {stderr}"));
+    let checks: f64 = line.split(' ').next().unwrap().parse().unwrap();
+    let closure: f64 = line
+        .split("closure ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    checks * closure
+}
+
+/// `n` providers of one API, each requiring that API (its own candidate list holds every
+/// provider): exploring each reached provider's list made each check quadratic.
+fn providers_requiring_their_api(n: usize) -> String {
+    let mut s = String::new();
+    let gvk = "value: {group: g, version: v1, kind: K}";
+    for i in 0..n {
+        let p = format!("prov{i}");
+        s.push_str(&yaml_package(
+            &p,
+            &[(format!("{p}.v1.0.0"), None, None)],
+            &[(
+                format!("{p}.v1.0.0"),
+                "1.0.0".into(),
+                format!("  - type: olm.gvk\n    {gvk}\n  - type: olm.gvk.required\n    {gvk}\n"),
+            )],
+        ));
+    }
+    s
+}
+
+/// Package foo: `n` bundles in one replaces chain, all providing API K and requiring
+/// package bar; bar.v2 (the head) requires K and package baz, whose bundle provides K too,
+/// so the greedy witness fails and the closure holds every foo bundle; bar.v1 works.
+fn replaces_chain_greedy_defeated(n: usize) -> String {
+    let k = "{group: g, version: v1, kind: K}";
+    let entries: Vec<(String, Option<String>, Option<&str>)> = (0..n)
+        .map(|i| {
+            (
+                format!("foo.v{i}.0.0"),
+                (i > 0).then(|| format!("foo.v{}.0.0", i - 1)),
+                None,
+            )
+        })
+        .collect();
+    let bundles: Vec<(String, String, String)> = (0..n)
+        .map(|i| {
+            (
+                format!("foo.v{i}.0.0"),
+                format!("{i}.0.0"),
+                format!("  - type: olm.gvk\n    value: {k}\n  - type: olm.package.required\n    value: {{packageName: bar, versionRange: '>=1.0.0'}}\n"),
+            )
+        })
+        .collect();
+    let mut s = yaml_package("foo", &entries, &bundles);
+    s.push_str(&yaml_package(
+        "bar",
+        &[
+            ("bar.v1.0.0".into(), None, None),
+            ("bar.v2.0.0".into(), Some("bar.v1.0.0".into()), None),
+        ],
+        &[
+            ("bar.v1.0.0".into(), "1.0.0".into(), String::new()),
+            (
+                "bar.v2.0.0".into(),
+                "2.0.0".into(),
+                format!("  - type: olm.gvk.required\n    value: {k}\n  - type: olm.package.required\n    value: {{packageName: baz, versionRange: '>=1.0.0'}}\n"),
+            ),
+        ],
+    ));
+    s.push_str(&yaml_package(
+        "baz",
+        &[("baz.v1.0.0".into(), None, None)],
+        &[(
+            "baz.v1.0.0".into(),
+            "1.0.0".into(),
+            format!("  - type: olm.gvk\n    value: {k}\n"),
+        )],
+    ));
+    s
+}
+
 /// One channel of `n` entries in a replaces chain, each with the same skipRange of `k`
 /// alternatives (anchored once, aliased in every other entry).
 fn shared_skip_range(n: usize, k: usize) -> String {
@@ -1738,26 +1832,38 @@ fn many_fixes(n: usize) -> String {
 #[test]
 fn hostile_inputs_scale_near_linearly() {
     type Generator = fn(usize) -> String;
-    let cases: [(&str, Generator, usize); 5] = [
+    let cases: [(&str, Generator, usize); 7] = [
         (
             "chain-of-unmet-dependencies",
             chain_of_unmet_dependencies,
-            120,
+            300,
         ),
         ("many-keys", many_keys, 5_000),
         ("many-providers", many_providers, 300),
+        (
+            "providers-requiring-their-api",
+            providers_requiring_their_api,
+            300,
+        ),
+        (
+            "replaces-chain-greedy-defeated",
+            replaces_chain_greedy_defeated,
+            300,
+        ),
         ("shared-skip-range", |n| shared_skip_range(n, 300), 60),
         ("many-fixes", many_fixes, 1_000),
     ];
     for (name, generate, n) in cases {
         let mut sizes = Vec::new();
+        let mut work = Vec::new();
         for scale in [1, 4] {
             let dir = tempfile::tempdir().unwrap();
             write(
                 &dir.path().join("catalog/catalog.yaml"),
                 generate(n * scale),
             );
-            let setup = generated(dir.path(), None);
+            let mut setup = generated(dir.path(), None);
+            setup.timings = true;
             let run = run_binary(&setup, TIMEOUT);
             assert!(
                 matches!(run.exit, Exit::Code(0 | 1)),
@@ -1775,7 +1881,15 @@ fn hostile_inputs_scale_near_linearly() {
                 run.elapsed.as_secs_f64()
             );
             sizes.push((run.stdout.len() as f64, run.max_rss_kib));
+            work.push(sat_work(&run.stderr));
         }
+        // Entries reached over all installability checks: the effort, counted.
+        assert!(
+            work[1] <= 6.0 * work[0] + 1_000.0,
+            "{name}: installability checks reached {} entries, then {} for 4× the input",
+            work[0],
+            work[1]
+        );
         let (small, big) = (sizes[0], sizes[1]);
         assert!(
             big.0 <= 6.0 * small.0 + 65_536.0,

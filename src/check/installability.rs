@@ -10,35 +10,31 @@ use crate::model::Bundle;
 use crate::semantics::constraint::predicate::Pred;
 use crate::semantics::constraint::theory;
 use crate::semantics::sat::{explain, olm_message, Budget, CoreItem, EntryId, Verdict};
-use rayon::prelude::*;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let r = ctx.resolution;
     let budget = Budget::conflicts(ctx.config.sat_conflicts);
-    let unchecked = std::sync::atomic::AtomicUsize::new(0);
-    let verdicts: Vec<(usize, Verdict)> = (0..ctx.catalog.bundles.len())
-        .into_par_iter()
-        .map_init(
-            || r.problem.checker(),
-            |checker, bi| {
-                let starts = r.bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]);
-                if starts.is_empty() {
-                    return None;
-                }
-                if ctx.config.expired() {
-                    unchecked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    return None;
-                }
-                let verdict = checker.check(starts, budget);
-                crate::timings::sat_check(checker.last_stats());
-                Some((bi, verdict))
-            },
-        )
-        .flatten()
+    let bundles = &r.bundle_entries;
+    let expired = || ctx.config.expired();
+    let verdicts = crate::semantics::sat::check_bundles(
+        &r.problem,
+        bundles,
+        budget,
+        &expired,
+        &crate::timings::sat_check,
+    );
+    let unchecked = verdicts
+        .iter()
+        .zip(bundles)
+        .filter(|(v, starts)| v.is_none() && !starts.is_empty())
+        .count();
+    let verdicts: Vec<(usize, Verdict)> = verdicts
+        .into_iter()
+        .enumerate()
+        .filter_map(|(bi, v)| Some((bi, v?)))
         .collect();
     crate::timings::sat_report();
     dependencies_elsewhere(ctx, out);
-    let unchecked = unchecked.into_inner();
     if unchecked > 0 {
         out.push(super::timeout_finding(
             ctx,
@@ -334,6 +330,19 @@ fn uninstallable(
                         );
                     }
                 }
+                CoreItem::Uninstallable { entries } => {
+                    for e in entries {
+                        if let Some((_, x)) = entry_bundle(ctx, r, *e) {
+                            d = d.related(
+                                format!(
+                                    "{} cannot be installed itself; its finding says why",
+                                    x.name()
+                                ),
+                                Some(name_location(x)),
+                            );
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -398,7 +407,9 @@ fn conflicting_dependencies(
                     own.push(o.property);
                 }
             }
-            CoreItem::Dependency { .. } | CoreItem::Prohibited(_) => return,
+            CoreItem::Dependency { .. }
+            | CoreItem::Prohibited(_)
+            | CoreItem::Uninstallable { .. } => return,
             CoreItem::AtMostOneGvk { gvk, .. } => {
                 invariant = Some(format!("at most one provider of {gvk} can be installed"))
             }

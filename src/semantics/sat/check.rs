@@ -1,5 +1,6 @@
 //! Per-bundle installability checks and core minimisation.
 
+use super::batch::known_uninstallable;
 use super::encode::{Cons, Local, Root, RootKind};
 use super::greedy::Greedy;
 use super::solver::{Outcome, Sat};
@@ -40,6 +41,8 @@ pub struct Checker<'p> {
     roots: Vec<Root>,
     assumptions: Vec<Lit>,
     stats: CheckStats,
+    /// Length of the last uninstallable verdict's explanation (0: not uninstallable).
+    weight: u32,
 }
 
 impl<'p> Checker<'p> {
@@ -52,6 +55,7 @@ impl<'p> Checker<'p> {
             roots: Vec::new(),
             assumptions: Vec::new(),
             stats: CheckStats::default(),
+            weight: 0,
         }
     }
 
@@ -80,18 +84,44 @@ impl<'p> Checker<'p> {
 
     /// Checks a single start entry.
     pub fn check_start(&mut self, start: EntryId, budget: Budget) -> Verdict {
+        self.check_start_after(start, budget, &[])
+    }
+
+    /// [`Checker::check_start`] knowing, per entry, the explanation length of the entries
+    /// already found uninstallable (see [`super::batch`]).
+    pub(super) fn check_start_after(
+        &mut self,
+        start: EntryId,
+        budget: Budget,
+        weights: &[u32],
+    ) -> Verdict {
+        self.stats = CheckStats::default();
+        self.weight = 0;
+        if let Some((verdict, weight)) = known_uninstallable(self.problem, start, weights) {
+            self.stats.closure = 1;
+            self.weight = weight;
+            return verdict;
+        }
         self.roots.clear();
         self.roots.push(Root {
             kind: RootKind::Mandatory(start),
             candidates: vec![start],
         });
-        self.stats = CheckStats::default();
-        if let Err(entry) = self.local.explore(self.problem, &self.roots) {
+        let p = self.problem;
+        // Decide on the pruned closure when no hard error can be reached (the verdict
+        // would be the abort): far smaller when the start's package or APIs are popular.
+        let pruned = (!p.reaches_hard_error(start)).then_some(start);
+        if pruned.is_some() {
+            if let Some(chosen) = self.greedy.witness_from(p, start) {
+                self.stats.closure = chosen.len();
+                return Verdict::Installable { chosen };
+            }
+        }
+        if let Err(entry) = self.local.explore(p, &self.roots, pruned) {
             self.stats.closure = self.local.closure.len();
-            return hard_error(self.problem, entry);
+            return hard_error(p, entry);
         }
         // Fast path: nothing reached but the start, which needs nothing else.
-        let p = self.problem;
         if self.local.closure.as_slice() == [start]
             && p.flags(start) & DEPRECATED == 0
             && p.deps_of(start).all(|flat| p.dep(flat).1)
@@ -101,21 +131,28 @@ impl<'p> Checker<'p> {
                 chosen: vec![start],
             };
         }
-        if let Some(chosen) = self.greedy.witness(self.problem, &self.local, &self.roots) {
+        if let Some(chosen) = self.greedy.witness(p, &self.local, &self.roots) {
             self.stats.closure = self.local.closure.len();
             return Verdict::Installable { chosen };
         }
         // Decide on hard clauses first (most checks are SAT); only an UNSAT
         // answer is re-encoded with selectors to extract a named core.
-        self.local
-            .encode(self.problem, &mut self.sat, &self.roots, false);
+        self.local.encode(p, &mut self.sat, &self.roots, false);
         let outcome = self.sat.solve(&[], budget.conflicts);
         let verdict = match outcome {
             Outcome::Sat => Verdict::Installable {
                 chosen: model_entries(&self.local, &self.sat),
             },
             Outcome::Unknown => Verdict::BudgetExceeded,
-            Outcome::Unsat => self.named_core(budget),
+            Outcome::Unsat => {
+                // The core is named over the full closure, as OLM would list it.
+                if pruned.is_some() {
+                    if let Err(entry) = self.local.explore(p, &self.roots, None) {
+                        return hard_error(p, entry);
+                    }
+                }
+                self.named_core(budget)
+            }
         };
         self.stats = CheckStats {
             closure: self.local.closure.len(),
@@ -124,6 +161,9 @@ impl<'p> Checker<'p> {
             solver_calls: self.sat.calls() + self.stats.solver_calls,
             conflicts: self.sat.conflicts() + self.stats.conflicts,
         };
+        if matches!(verdict, Verdict::Unsatisfiable { .. }) {
+            self.weight = u32::try_from(self.local.closure.len()).unwrap_or(u32::MAX);
+        }
         verdict
     }
 
@@ -159,6 +199,11 @@ impl<'p> Checker<'p> {
     /// Statistics of the last check.
     pub fn last_stats(&self) -> CheckStats {
         self.stats
+    }
+
+    /// Length of the last verdict's explanation when it was uninstallable, else 0.
+    pub(super) fn last_weight(&self) -> u32 {
+        self.weight
     }
 }
 

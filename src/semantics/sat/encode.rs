@@ -78,6 +78,8 @@ pub(super) struct Local {
     var_cons: Vec<u32>,
     mark: Vec<u32>,
     local_of: Vec<u32>,
+    /// Per distinct candidate list: the epoch in which it was walked.
+    list_mark: Vec<u32>,
     epoch: u32,
     pairs: Vec<(u32, u32)>,
     clause: Vec<Lit>,
@@ -122,14 +124,16 @@ impl Local {
         }
     }
 
-    fn begin(&mut self, n: usize) {
-        if self.mark.len() != n {
+    fn begin(&mut self, n: usize, lists: usize) {
+        if self.mark.len() != n || self.list_mark.len() != lists {
             self.mark = vec![0; n];
             self.local_of = vec![0; n];
+            self.list_mark = vec![0; lists];
             self.epoch = 0;
         }
         if self.epoch == u32::MAX {
             self.mark.iter_mut().for_each(|m| *m = 0);
+            self.list_mark.iter_mut().for_each(|m| *m = 0);
             self.epoch = 0;
         }
         self.epoch += 1;
@@ -151,22 +155,58 @@ impl Local {
     }
 
     /// Breadth-first closure over dependency candidates from the roots' candidates.
-    /// Stops at the first reached entry with a hard error (§3.7).
-    pub(super) fn explore(&mut self, problem: &Problem, roots: &[Root]) -> Result<(), EntryId> {
-        self.begin(problem.len());
+    /// Stops at the first reached entry with a hard error (§3.7). Each distinct candidate
+    /// list is walked once: a second walk reaches nothing new (and N providers that all
+    /// require their own API made it N² per check).
+    ///
+    /// With `pruned = Some(start)` (the only root is the mandatory `start`, and no hard
+    /// error is reachable from it), entries that are false in every model are left out:
+    /// those sharing an at-most-one group with the start (its package, its APIs) and the
+    /// prohibited ones. Tautological dependencies are not followed either: they have no
+    /// clause, so what only they reach can be left uninstalled. The smaller formula is
+    /// equisatisfiable with the full one (a model of one restricts to, or extends with
+    /// `false` to, a model of the other); cores are still taken from the full closure.
+    pub(super) fn explore(
+        &mut self,
+        problem: &Problem,
+        roots: &[Root],
+        pruned: Option<EntryId>,
+    ) -> Result<(), EntryId> {
+        self.begin(problem.len(), problem.list_count());
         for root in roots {
             for &c in &root.candidates {
                 self.reach(c, 0);
             }
         }
+        let start_groups = pruned.map_or(&[][..], |s| problem.groups_of(s));
+        let excluded = |c: EntryId| {
+            pruned.is_some_and(|s| {
+                c != s
+                    && (problem.flags(c) & DEPRECATED != 0
+                        || problem
+                            .groups_of(c)
+                            .iter()
+                            .any(|g| start_groups.contains(g)))
+            })
+        };
         let mut i = 0;
         while let (Some(&e), Some(&d)) = (self.closure.get(i), self.depth.get(i)) {
             if problem.flags(e) & HARD_ERROR != 0 {
                 return Err(e);
             }
             for flat in problem.deps_of(e) {
-                for &c in problem.dep(flat).0 {
-                    self.reach(c, d.saturating_add(1));
+                if pruned.is_some() && problem.dep(flat).1 {
+                    continue;
+                }
+                let list = problem.list_of(flat);
+                match self.list_mark.get_mut(list as usize) {
+                    Some(m) if *m != self.epoch => *m = self.epoch,
+                    _ => continue,
+                }
+                for &c in problem.list(list) {
+                    if !excluded(c) {
+                        self.reach(c, d.saturating_add(1));
+                    }
                 }
             }
             i += 1;

@@ -162,6 +162,12 @@ fn olm_item(problem: &Problem, item: &CoreItem, style: &OlmStyle<'_>, out: &mut 
             "{} originate from package {package}",
             and_list(&sorted_ids(problem, entries, ns))
         )),
+        // OLM spells out the candidates' own constraints here; the message of each candidate
+        // has them.
+        CoreItem::Uninstallable { entries } => out.push(format!(
+            "{} cannot be installed (OLM lists why here too; see the message for that bundle)",
+            and_list(&sorted_ids(problem, entries, ns))
+        )),
     }
 }
 
@@ -275,9 +281,9 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
                     mentioned.extend(d.candidates.iter().filter(|&&c| problem.entry(c).is_some()));
                 }
             }
-            CoreItem::AtMostOneGvk { entries, .. } | CoreItem::AtMostOnePackage { entries, .. } => {
-                mentioned.extend(entries)
-            }
+            CoreItem::AtMostOneGvk { entries, .. }
+            | CoreItem::AtMostOnePackage { entries, .. }
+            | CoreItem::Uninstallable { entries } => mentioned.extend(entries),
         }
     }
     let names = Names::new(problem, mentioned);
@@ -329,7 +335,9 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
                 });
                 queue.extend(candidates);
             }
-            CoreItem::AtMostOneGvk { .. } | CoreItem::AtMostOnePackage { .. } => {}
+            CoreItem::AtMostOneGvk { .. }
+            | CoreItem::AtMostOnePackage { .. }
+            | CoreItem::Uninstallable { .. } => {}
         }
     }
 
@@ -379,6 +387,16 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
                 "at most one installed bundle may provide the API {gvk} ({})",
                 names.list(entries)
             )),
+            CoreItem::Uninstallable { entries } => sentences.push(match entries.as_slice() {
+                [one] => format!(
+                    "{} cannot be installed itself (its own finding says why)",
+                    names.name(*one)
+                ),
+                many => format!(
+                    "none of {} can be installed itself (their own findings say why)",
+                    names.list(many)
+                ),
+            }),
             _ => {}
         }
     }

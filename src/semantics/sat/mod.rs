@@ -33,8 +33,17 @@
 //!   catalog, clause buffers) and one batsat solver, reset per check; it is
 //!   `Send`. Create one per worker thread ([`Problem::checker`]), e.g. with
 //!   rayon's `map_init(|| problem.checker(), |c, b| c.check(&b.starts, budget))`.
+//! * A start that can reach no hard error is first decided on a pruned closure
+//!   (`encode::Local::explore`): entries that are false in every model (sharing the
+//!   start's package or APIs, deprecated) and what only tautological dependencies reach are
+//!   left out, and a greedy witness is tried before anything is explored. Cores are named
+//!   over the full closure.
+//! * [`check_bundles`] checks a whole catalog dependencies-first, so that long chains of
+//!   uninstallable bundles are decided by reference to their dependency's verdict
+//!   ([`CoreItem::Uninstallable`]) instead of re-solving the chain per bundle.
 //! * Budgets are conflict counts, enforced through batsat's `Callbacks::stop`.
 
+mod batch;
 mod check;
 mod encode;
 mod explain;
@@ -49,6 +58,7 @@ use compact_str::CompactString;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use batch::check_bundles;
 pub use check::{CheckStats, Checker};
 pub use explain::{explain, olm_message, olm_message_with, OlmStyle, PredicateText};
 pub use search::{resolve, resolve_subscriptions};
@@ -133,12 +143,19 @@ struct Index {
     /// same `Arc`) share one range: 40 000 requirers of a GVK with 40 000 providers were
     /// 6.4 GB of copies.
     cand_range: Vec<(u32, u32)>,
+    /// Per flat dependency: its distinct candidate list (index into `lists`).
+    list_of: Vec<u32>,
+    /// Per distinct candidate list: its range into `cands`.
+    lists: Vec<(u32, u32)>,
     /// Per flat dependency: the owner is among its candidates (tautology).
     self_dep: Vec<bool>,
     /// Candidates with out-of-range ids removed.
     cands: Vec<EntryId>,
     /// Per entry: [`DEPRECATED`] | [`HARD_ERROR`].
     flags: Vec<u8>,
+    /// Per entry: some entry with a hard error is reachable through dependencies (itself
+    /// included). Empty when no entry has a hard error.
+    reaches_hard: Vec<bool>,
 }
 
 fn idx(n: usize) -> u32 {
@@ -159,7 +176,7 @@ impl Problem {
         };
         ix.group_start.push(0);
         ix.dep_start.push(0);
-        let mut lists: HashMap<*const EntryId, (u32, u32)> = HashMap::new();
+        let mut lists: HashMap<*const EntryId, u32> = HashMap::new();
         for (e, entry) in entries.iter().enumerate() {
             let first = ix.group_ids.len();
             let named = entry
@@ -187,13 +204,16 @@ impl Problem {
             let own = idx(e);
             for dep in &entry.dependencies {
                 ix.self_dep.push(dep.candidates.contains(&own));
-                let cands = &mut ix.cands;
-                let range = *lists.entry(dep.candidates.as_ptr()).or_insert_with(|| {
+                let (cands, distinct) = (&mut ix.cands, &mut ix.lists);
+                let list = *lists.entry(dep.candidates.as_ptr()).or_insert_with(|| {
                     let start = idx(cands.len());
                     cands.extend(dep.candidates.iter().filter(|&&c| (c as usize) < n));
-                    (start, idx(cands.len()))
+                    distinct.push((start, idx(cands.len())));
+                    idx(distinct.len() - 1)
                 });
-                ix.cand_range.push(range);
+                ix.cand_range
+                    .push(ix.lists.get(list as usize).copied().unwrap_or((0, 0)));
+                ix.list_of.push(list);
             }
             ix.dep_start.push(idx(ix.self_dep.len()));
             let mut flags = 0;
@@ -205,6 +225,7 @@ impl Problem {
             }
             ix.flags.push(flags);
         }
+        ix.reaches_hard = reaching_hard_errors(&ix, n);
         Problem { index: ix, entries }
     }
 
@@ -257,6 +278,36 @@ impl Problem {
         Self::range(&self.index.dep_start, id as usize)
     }
 
+    /// Number of distinct candidate lists.
+    pub(crate) fn list_count(&self) -> usize {
+        self.index.lists.len()
+    }
+
+    /// The distinct candidate list of a flat dependency.
+    pub(crate) fn list_of(&self, flat: usize) -> u32 {
+        self.index.list_of.get(flat).copied().unwrap_or(u32::MAX)
+    }
+
+    /// Candidates of a distinct list.
+    pub(crate) fn list(&self, list: u32) -> &[EntryId] {
+        let (a, b) = self
+            .index
+            .lists
+            .get(list as usize)
+            .copied()
+            .unwrap_or((0, 0));
+        self.index.cands.get(a as usize..b as usize).unwrap_or(&[])
+    }
+
+    /// Whether a resolution starting at `id` could reach an entry with a hard error.
+    pub(crate) fn reaches_hard_error(&self, id: EntryId) -> bool {
+        self.index
+            .reaches_hard
+            .get(id as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// Valid candidates of a flat dependency, and whether it is a tautology.
     pub(crate) fn dep(&self, flat: usize) -> (&[EntryId], bool) {
         let (a, b) = self.index.cand_range.get(flat).copied().unwrap_or((0, 0));
@@ -265,6 +316,62 @@ impl Problem {
             self.index.self_dep.get(flat).copied().unwrap_or(false),
         )
     }
+}
+
+/// Per entry: can a breadth-first exploration from it reach an entry with a hard error?
+/// Backwards from the hard errors over "is a candidate of a dependency of", each distinct
+/// candidate list once: linear in the problem.
+fn reaching_hard_errors(ix: &Index, n: usize) -> Vec<bool> {
+    if !ix.flags.iter().any(|f| f & HARD_ERROR != 0) {
+        return Vec::new();
+    }
+    // Lists holding each entry, and owners of each list.
+    let mut holding: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (l, &(a, b)) in ix.lists.iter().enumerate() {
+        for &c in ix.cands.get(a as usize..b as usize).unwrap_or(&[]) {
+            if let Some(h) = holding.get_mut(c as usize) {
+                h.push(idx(l));
+            }
+        }
+    }
+    let mut owners: Vec<Vec<u32>> = vec![Vec::new(); ix.lists.len()];
+    for e in 0..n {
+        for flat in Problem::range(&ix.dep_start, e) {
+            if let Some(o) = ix
+                .list_of
+                .get(flat)
+                .and_then(|&l| owners.get_mut(l as usize))
+            {
+                o.push(idx(e));
+            }
+        }
+    }
+    let mut reaches = vec![false; n];
+    let mut list_done = vec![false; ix.lists.len()];
+    let mut queue: Vec<u32> = Vec::new();
+    for (e, f) in ix.flags.iter().enumerate() {
+        if let (true, Some(r)) = (f & HARD_ERROR != 0, reaches.get_mut(e)) {
+            *r = true;
+            queue.push(idx(e));
+        }
+    }
+    while let Some(c) = queue.pop() {
+        for &l in holding.get(c as usize).map_or(&[][..], Vec::as_slice) {
+            match list_done.get_mut(l as usize) {
+                Some(done) if !*done => *done = true,
+                _ => continue,
+            }
+            for &e in owners.get(l as usize).map_or(&[][..], Vec::as_slice) {
+                if let Some(r) = reaches.get_mut(e as usize) {
+                    if !*r {
+                        *r = true;
+                        queue.push(e);
+                    }
+                }
+            }
+        }
+    }
+    reaches
 }
 
 /// Conflict budget for one check or one resolution.
@@ -343,6 +450,10 @@ pub enum CoreItem {
         package: String,
         entries: Vec<EntryId>,
     },
+    /// Every one of `entries` (the candidates of the preceding dependency) is itself
+    /// uninstallable, for reasons its own verdict gives ([`check_bundles`] refers to them
+    /// instead of repeating long explanations).
+    Uninstallable { entries: Vec<EntryId> },
 }
 
 /// A subscription for [`resolve_subscriptions`]: mandatory, needs one candidate.

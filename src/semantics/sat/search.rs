@@ -92,7 +92,7 @@ struct Choice {
 fn run(problem: &Problem, roots: &[Root], subs: &[Subscription], budget: Budget) -> Resolution {
     let mut local = Local::default();
     let mut sat = Sat::new();
-    if let Err(entry) = local.explore(problem, roots) {
+    if let Err(entry) = local.explore(problem, roots, None) {
         return failed(hard_error(problem, entry));
     }
     local.encode(problem, &mut sat, roots, true);
