@@ -16,6 +16,7 @@
 #   INPUT_SARIF_FILE  also write a SARIF 2.1.0 report to this path
 #   INPUT_VERSION     empty: build the action's own checkout; X.Y.Z: crates.io; latest: crates.io
 #   INPUT_ARGS        extra `olmlint lint` arguments, split on whitespace (no shell quoting)
+#   INPUT_NEW_FINDINGS_ONLY  true (default): with --changed-since in the args, add --only-new
 # Other environment:
 #   OLMLINT_BIN            use this olmlint binary (no build, no cache; the tests use it)
 #   OLMLINT_INSTALL_ROOT   where `install` puts bin/olmlint (set by action.yml from `prepare`)
@@ -255,6 +256,24 @@ cmd_lint() {
     fi
   fi
   common+=(${extra[@]+"${extra[@]}"})
+  # Only what the pull request introduced, when the run is change-scoped (and this olmlint
+  # knows --only-new; `version` may pin an older one).
+  case " ${INPUT_ARGS:-} " in
+    *" --changed-since "* | *" --changed-since="*)
+      if [ "${INPUT_NEW_FINDINGS_ONLY:-true}" = true ]; then
+        case " ${extra[*]-} " in
+          *" --only-new "*) ;;
+          *)
+            help=$("$bin" lint --help 2>/dev/null || true)
+            case $help in
+              *--only-new*) common+=(--only-new) ;;
+              *) printf '::warning title=olmlint::%s\n' "$(gh_escape "new-findings-only was not applied: this olmlint has no --only-new option (pick a newer version)")" ;;
+            esac
+            ;;
+        esac
+      fi
+      ;;
+  esac
 
   if [ -n "${RUNNER_TEMP:-}" ]; then
     tmp="$RUNNER_TEMP/olmlint-action-$$"

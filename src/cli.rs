@@ -144,6 +144,19 @@ pub struct LintArgs {
     /// (e.g. `--changed-since origin/main` in a pull request).
     #[arg(long, value_name = "REF")]
     pub changed_since: Option<String>,
+    /// With --changed-since: report only the findings the change introduced. A finding that
+    /// also occurs in the catalog at REF (same rule, file, package, bundle, JSON pointer and
+    /// text of its line; line numbers do not matter) is left out and counted in the summary.
+    #[arg(long, requires = "changed_since")]
+    pub only_new: bool,
+    /// Do not report the findings listed in this findings baseline file (written by
+    /// --write-baseline); its entries that no longer match a finding are reported (OLM010).
+    #[arg(long, value_name = "FILE")]
+    pub findings_baseline: Option<PathBuf>,
+    /// Write every current finding to FILE as a findings baseline and exit 0: adopt olmlint on
+    /// a catalog with history, then lint with --findings-baseline FILE.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff", "only_files", "changed_since", "findings_baseline"])]
+    pub write_baseline: Option<PathBuf>,
     /// The previous version of the catalog: also check that upgrading from it is safe
     /// (OLM701–704). With --changed-since, the version at REF is the baseline by default.
     #[arg(long, value_name = "OLD_CATALOG")]
@@ -514,7 +527,7 @@ fn lint(args: LintArgs) -> i32 {
     } else {
         match crate::lint::run(&crate::lint::Options {
             exiting: true,
-            ..opts
+            ..opts.clone()
         }) {
             Ok(o) => o,
             Err(e) => {
@@ -533,6 +546,16 @@ fn lint(args: LintArgs) -> i32 {
         outcome.summary.errors = config_mistakes;
         outcome.summary.warnings = 0;
         outcome.summary.infos = 0;
+    }
+    if config_mistakes == 0 {
+        match known_findings(&args, &opts, &mut outcome) {
+            Ok(None) => {}
+            Ok(Some(code)) => return code,
+            Err(e) => {
+                say(&e);
+                return 2;
+            }
+        }
     }
     outcome.cap_for_report();
     // A fix is advertised (JSON/SARIF `fix`, the "fixable" count) only if `--fix` would
@@ -622,6 +645,102 @@ fn lint(args: LintArgs) -> i32 {
         return 2;
     }
     i32::from(failed)
+}
+
+/// The filter stage for findings known from elsewhere: `--write-baseline` (writes the file;
+/// the run ends with `Some(0)`), `--findings-baseline` and `--only-new`.
+fn known_findings(
+    args: &LintArgs,
+    opts: &crate::lint::Options,
+    outcome: &mut crate::lint::Outcome,
+) -> Result<Option<i32>, String> {
+    use crate::findings::{self, Base};
+    let dir_of = |p: &std::path::Path| {
+        p.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf)
+    };
+    if let Some(path) = &args.write_baseline {
+        let dir = dir_of(path);
+        let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Dir(&dir));
+        let text = findings::baseline_text(&outcome.diags, &keys);
+        crate::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let n: usize = outcome.diags.iter().map(|d| 1 + d.omitted).sum();
+        if !args.quiet {
+            eprintln!(
+                "olmlint: wrote {n} finding(s) to {}; lint with `--findings-baseline {}` to report only others",
+                path.display(),
+                path.display()
+            );
+        }
+        return Ok(Some(0));
+    }
+    if let Some(path) = &args.findings_baseline {
+        let entries = findings::read_baseline(path, outcome.max_file_size)
+            .map_err(|e| format!("--findings-baseline {}: {e}", path.display()))?;
+        let dir = dir_of(path);
+        let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Dir(&dir));
+        let linted =
+            findings::linted_files(&outcome.files, outcome.roots.len(), &dir, &opts.only_files);
+        let applied = findings::apply_baseline(
+            std::mem::take(&mut outcome.diags),
+            &keys,
+            &entries,
+            &linted,
+            &crate::load::display_path(path),
+        );
+        outcome.diags = applied.kept;
+        outcome.diags.extend(applied.stale);
+        outcome.summary.baselined = applied.suppressed;
+    }
+    if let (true, Some(git_ref)) = (args.only_new, &args.changed_since) {
+        let dropped = preexisting(git_ref, opts, outcome)?;
+        outcome.summary.preexisting = dropped;
+    }
+    crate::report::sort(&mut outcome.diags, &outcome.files);
+    outcome.summary.recount(&outcome.diags);
+    Ok(None)
+}
+
+/// `--only-new`: lints each catalog as it was at `git_ref` (same configuration) and drops the
+/// current findings whose fingerprints occur there, catalog by catalog. Returns how many.
+fn preexisting(
+    git_ref: &str,
+    opts: &crate::lint::Options,
+    outcome: &mut crate::lint::Outcome,
+) -> Result<usize, String> {
+    use crate::findings::{self, Base};
+    let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Roots(&outcome.roots));
+    let mut old = Vec::new();
+    for (scope, root) in outcome.roots.iter().enumerate() {
+        let snap = crate::git::snapshot(git_ref, root).map_err(|e| {
+            format!(
+                "--only-new: cannot read {} at {git_ref}: {e}",
+                root.display()
+            )
+        })?;
+        // A catalog that did not exist at REF: all its findings are new.
+        let Some(snap) = snap else { continue };
+        let before = crate::lint::run(&crate::lint::Options {
+            paths: vec![snap.root.clone()],
+            config: outcome.config_path.clone(),
+            no_config: outcome.config_path.is_none(),
+            only_files: Vec::new(),
+            baseline: None,
+            exiting: false,
+            ..opts.clone()
+        })
+        .map_err(|e| format!("--only-new: linting {} at {git_ref}: {e}", root.display()))?;
+        let keys = findings::keys(&before.diags, &before.files, &Base::Roots(&before.roots));
+        old.extend(keys.into_iter().map(|k| findings::Key {
+            scope: k.scope.map(|_| scope),
+            ..k
+        }));
+    }
+    let (kept, dropped) = findings::subtract(std::mem::take(&mut outcome.diags), &keys, &old);
+    outcome.diags = kept;
+    Ok(dropped)
 }
 
 fn resolve(args: &ResolveArgs) -> i32 {

@@ -25,6 +25,8 @@ pub struct Config {
     options: HashMap<&'static str, serde_json::Map<String, serde_json::Value>>,
     ignore: Option<GlobSet>,
     package_ignores: HashMap<String, Vec<&'static str>>,
+    /// `suppress:` entries, in file order.
+    suppressions: Vec<Suppression>,
     pub limits: Limits,
     pub cel_eval_budget: u64,
     pub sat_conflicts: u64,
@@ -42,6 +44,18 @@ pub struct Config {
     pub closed_world: bool,
     /// The target cluster file of OLM720 (`cluster-properties:`, relative to the config).
     pub cluster_properties: Option<PathBuf>,
+}
+
+/// One `suppress:` entry: a finding accepted with a reason (JSON catalogs have no comments).
+#[derive(Debug)]
+struct Suppression {
+    rule: &'static str,
+    file: globset::GlobMatcher,
+    pointer: Option<String>,
+    package: Option<String>,
+    bundle: Option<String>,
+    /// The entry in the configuration file (for OLM010 when it matches nothing).
+    span: crate::load::tree::Span,
 }
 
 impl Config {
@@ -251,6 +265,44 @@ impl Config {
         if any {
             self.ignore = gb.build().ok();
         }
+        for entry in root.get("suppress").and_then(Node::as_seq).unwrap_or(&[]) {
+            let text = |k: &str| entry.get(k).and_then(Node::as_str).map(str::to_string);
+            let rule = match entry.get("rule") {
+                Some(r) => match r.as_str().and_then(crate::rules::get) {
+                    Some(rule) => rule.id,
+                    None => {
+                        unknown_rule(r.as_str().unwrap_or(""), r, diags);
+                        continue;
+                    }
+                },
+                None => continue,
+            };
+            let Some(pattern) = text("file") else {
+                continue;
+            };
+            let file = match Glob::new(&pattern) {
+                Ok(g) => g.compile_matcher(),
+                Err(err) => {
+                    let at = entry.get("file").map_or(entry.span, |n| n.span);
+                    diags.push(
+                        Diagnostic::new(
+                            "OLM011",
+                            format!("invalid suppress file glob `{pattern}`: {err}"),
+                        )
+                        .at(usize::MAX, at),
+                    );
+                    continue;
+                }
+            };
+            self.suppressions.push(Suppression {
+                rule,
+                file,
+                pointer: text("pointer"),
+                package: text("package"),
+                bundle: text("bundle"),
+                span: entry.span,
+            });
+        }
         for e in root.get("packages").and_then(Node::as_map).unwrap_or(&[]) {
             let mut ids = Vec::new();
             for r in e.value.get("ignore").and_then(Node::as_seq).unwrap_or(&[]) {
@@ -371,6 +423,80 @@ impl Config {
 
     pub fn option_str(&self, rule: &str, key: &str) -> Option<&str> {
         self.options.get(rule)?.get(key)?.as_str()
+    }
+
+    /// Drops the findings a `suppress:` entry matches; an entry that matches none is an OLM010
+    /// finding at the entry (`config_file`: the configuration's index among `files`).
+    pub fn suppress(
+        &self,
+        diags: Vec<Diagnostic>,
+        files: &[LoadedFile],
+        config_file: Option<usize>,
+    ) -> Vec<Diagnostic> {
+        if self.suppressions.is_empty() {
+            return diags;
+        }
+        let base = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
+        let mut rel_cache: HashMap<usize, (PathBuf, String)> = HashMap::new();
+        let mut used = vec![false; self.suppressions.len()];
+        let mut kept: Vec<Diagnostic> = diags
+            .into_iter()
+            .filter(|d| {
+                let Some(loc) = d.location else { return true };
+                let Some(f) = files.get(loc.file) else {
+                    return true;
+                };
+                let (rel, display) = rel_cache
+                    .entry(loc.file)
+                    .or_insert_with(|| {
+                        let abs = std::fs::canonicalize(&f.source.path)
+                            .unwrap_or_else(|_| f.source.path.clone());
+                        let rel = abs.strip_prefix(&base).unwrap_or(&abs).to_path_buf();
+                        (rel, f.source.display.clone())
+                    })
+                    .clone();
+                let hit = self.suppressions.iter().position(|s| {
+                    s.rule == d.rule
+                        && (s.file.is_match(&rel) || s.file.is_match(&display))
+                        && s.pointer
+                            .as_deref()
+                            .is_none_or(|p| d.pointer.as_deref() == Some(p))
+                        && s.package
+                            .as_deref()
+                            .is_none_or(|p| d.package.as_deref() == Some(p))
+                        && s.bundle
+                            .as_deref()
+                            .is_none_or(|b| d.bundle.as_deref() == Some(b))
+                });
+                match hit {
+                    Some(i) => {
+                        if let Some(u) = used.get_mut(i) {
+                            *u = true;
+                        }
+                        false
+                    }
+                    None => true,
+                }
+            })
+            .collect();
+        for (s, used) in self.suppressions.iter().zip(used) {
+            if used {
+                continue;
+            }
+            let mut d = Diagnostic::new(
+                "OLM010",
+                format!(
+                    "this suppress entry for {} matches no finding",
+                    s.rule
+                ),
+            )
+            .help("The finding was fixed, or the entry does not match it (the file glob is relative to the configuration file; the pointer must be the finding's own, as the JSON report gives it). Delete the entry so that it cannot hide a future finding.");
+            if let Some(i) = config_file {
+                d = d.at(i, s.span);
+            }
+            kept.push(d);
+        }
+        kept
     }
 
     /// Apply levels, path ignores and package ignores to a run's findings.

@@ -47,6 +47,10 @@ pub struct Outcome {
     pub roots: Vec<PathBuf>,
     /// `limits.max-findings-per-rule-per-file`, for [`Outcome::cap_for_report`].
     pub max_findings_per_rule_per_file: usize,
+    /// The configuration file the run used (given or discovered).
+    pub config_path: Option<PathBuf>,
+    /// `limits.max-file-size`: also bounds the files the report stage reads.
+    pub max_file_size: u64,
 }
 
 impl Outcome {
@@ -229,6 +233,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         }
     }
     let lint_file_count = files.iter().filter(|f| f.scope < linted_scopes).count();
+    let config_index = config_file.as_ref().map(|_| files.len());
     if let Some(cf) = config_file {
         let idx = files.len();
         files.push(cf);
@@ -399,7 +404,8 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     let diags = config.apply(diags, &files);
     let diags = drop_embedded_fixes(diags, &files);
     let mut diags = crate::suppress::apply(diags, &files, &sups);
-    let diags = config.apply(std::mem::take(&mut diags), &files);
+    let diags = config.suppress(std::mem::take(&mut diags), &files, config_index);
+    let diags = config.apply(diags, &files);
     let mut summary = Summary {
         files: lint_file_count,
         documents: counts[0],
@@ -421,6 +427,8 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         diags,
         summary,
         max_findings_per_rule_per_file: config.max_findings_per_rule_per_file,
+        config_path,
+        max_file_size: config.limits.max_file_size,
     })
 }
 

@@ -56,6 +56,12 @@ pub struct Answer {
     pub installable: bool,
     pub installed: Vec<String>,
     pub explanation: Option<String>,
+    /// The explanation's facts, one per item (for people: [`render`] lists them).
+    #[serde(skip)]
+    pub reasons: Vec<String>,
+    /// OLM's own messages for the failure, sorted (empty when installable).
+    #[serde(skip)]
+    pub olm_reasons: Vec<String>,
     pub tree: Vec<Step>,
 }
 
@@ -165,6 +171,8 @@ fn answer(
                     installable: false,
                     installed: Vec::new(),
                     explanation: Some(why),
+                    reasons: Vec::new(),
+                    olm_reasons: Vec::new(),
                     tree: Vec::new(),
                 })
             }
@@ -234,6 +242,8 @@ fn answer(
                 installable: true,
                 installed,
                 explanation: None,
+                reasons: Vec::new(),
+                olm_reasons: Vec::new(),
                 tree,
             })
         }
@@ -242,6 +252,8 @@ fn answer(
             bundle: None,
             installable: false,
             installed: vec![],
+            reasons: sat::explain_parts(problem, other).1,
+            olm_reasons: sat::olm_reasons(problem, other, &sat::OlmStyle::default()),
             explanation: Some(match other {
                 Verdict::BudgetExceeded => {
                     "the solver budget ran out before a decision".to_string()
@@ -382,11 +394,28 @@ fn subscription_candidates(
 pub fn render(a: &Answer) -> String {
     let mut out = String::new();
     if !a.installable {
-        out.push_str(&format!(
-            "{} cannot be installed: {}\n",
-            a.package,
-            a.explanation.as_deref().unwrap_or("")
-        ));
+        if a.reasons.is_empty() {
+            out.push_str(&wrap(
+                &format!(
+                    "{} cannot be installed: {}",
+                    a.package,
+                    a.explanation.as_deref().unwrap_or("")
+                ),
+                "",
+                "  ",
+            ));
+            return out;
+        }
+        out.push_str(&format!("{} cannot be installed:\n", a.package));
+        for (reason, n) in grouped(&a.reasons) {
+            out.push_str(&wrap(&counted(reason, n), "  - ", "    "));
+        }
+        if !a.olm_reasons.is_empty() {
+            out.push_str("On the cluster, OLM reports: constraints not satisfiable:\n");
+            for (reason, n) in grouped(&a.olm_reasons) {
+                out.push_str(&wrap(&counted(reason, n), "  - ", "    "));
+            }
+        }
         return out;
     }
     out.push_str(&format!(
@@ -413,4 +442,75 @@ pub fn render(a: &Answer) -> String {
         }
     }
     out
+}
+
+/// Identical lines once, in first-seen order, with how often they occurred.
+fn grouped(lines: &[String]) -> Vec<(&str, usize)> {
+    let mut out: Vec<(&str, usize)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for l in lines {
+        match at.get(l.as_str()) {
+            Some(&i) => {
+                if let Some(slot) = out.get_mut(i) {
+                    slot.1 += 1;
+                }
+            }
+            None => {
+                at.insert(l, out.len());
+                out.push((l, 1));
+            }
+        }
+    }
+    out
+}
+
+fn counted(line: &str, n: usize) -> String {
+    if n > 1 {
+        format!("{line} (×{n})")
+    } else {
+        line.to_string()
+    }
+}
+
+/// Width [`render`] wraps at.
+const WIDTH: usize = 100;
+
+/// `text` wrapped at spaces to [`WIDTH`] columns: the first line after `first`, the others
+/// after `rest`; a word longer than a line stays whole.
+fn wrap(text: &str, first: &str, rest: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        let width = line.chars().count();
+        if !empty && width + 1 + word.chars().count() > WIDTH {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = rest.to_string();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn wrap_and_group() {
+        let long = "word ".repeat(60);
+        let w = super::wrap(long.trim(), "  - ", "    ");
+        assert!(w.lines().all(|l| l.chars().count() <= super::WIDTH), "{w}");
+        assert!(w.starts_with("  - word"));
+        assert!(w.lines().skip(1).all(|l| l.starts_with("    word")));
+        let lines = vec!["a".to_string(), "b".to_string(), "a".to_string()];
+        assert_eq!(super::grouped(&lines), [("a", 2), ("b", 1)]);
+        assert_eq!(super::counted("a", 2), "a (×2)");
+    }
 }

@@ -2,6 +2,8 @@
 //! real with bash the way the composite step runs it (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
 //! INPUT_* variables), with OLMLINT_BIN pointing at the binary under test.
 
+mod common;
+
 use olmlint::load::tree::{Node, Value};
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
@@ -446,6 +448,60 @@ fn nothing_to_lint_still_writes_outputs_and_sarif() {
     assert_eq!(log["version"], "2.1.0");
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
     assert!(run.summary.contains("Nothing to lint"));
+}
+
+/// A simulated pull request: the base commit has a catalog with an old mistake; the change
+/// adds a bundle above it (every old line moves) with a new mistake. By default the action
+/// reports and fails on the new one only, and says how many old ones it left out.
+#[test]
+fn pull_request_reports_only_new_findings() {
+    if !bash_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let old = "---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.0.0\n    skipRange: '^0.8'\n---\nschema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage: quay.io/x/foo:v1\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 1.0.0}\n";
+    std::fs::create_dir_all(repo.join("catalog/foo")).unwrap();
+    std::fs::write(repo.join("catalog/foo/catalog.yaml"), old).unwrap();
+    common::git(&repo, &["init", "-q"], None);
+    common::git(&repo, &["add", "-A"], None);
+    common::git(&repo, &["commit", "-qm", "base"], None);
+    let new = old
+        .replace(
+            "entries:\n",
+            "entries:\n  - name: foo.v2.0.0\n    replaces: foo.v1.0.0\n    skipRange: '^0.9'\n",
+        )
+        .replacen(
+            "---\nschema: olm.bundle\n",
+            "---\nschema: olm.bundle\npackage: foo\nname: foo.v2.0.0\nimage: quay.io/x/foo:v2\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 2.0.0}\n---\nschema: olm.bundle\n",
+            1,
+        );
+    std::fs::write(repo.join("catalog/foo/catalog.yaml"), new).unwrap();
+    let env = [
+        ("INPUT_PATHS", "catalog"),
+        ("INPUT_ARGS", "--changed-since HEAD --no-config"),
+    ];
+    let run = action_in(&repo, None, &env, tmp.path());
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.outputs["errors"], "1");
+    let annotations: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error file="))
+        .collect();
+    assert_eq!(annotations.len(), 1, "{annotations:#?}");
+    assert!(annotations[0].contains("^0.9"), "{annotations:#?}");
+    assert!(
+        run.summary
+            .contains("not reported: 1 already there before the change"),
+        "{}",
+        run.summary
+    );
+    // Opting out: every finding in the changed file.
+    let mut env = env.to_vec();
+    env.push(("INPUT_NEW_FINDINGS_ONLY", "false"));
+    let run = action_in(&repo, None, &env, tmp.path());
+    assert_eq!(run.outputs["errors"], "2");
 }
 
 #[test]

@@ -92,9 +92,17 @@ fn explains_why_not() {
         why.contains("kind: Widget, but no bundle in the catalogs satisfies it"),
         "{why}"
     );
-    // Human output says the same.
+    // Human output says the same, one reason per item, wrapped at 100 columns, then OLM's
+    // own messages.
     let out = olmlint(&[&["foo"][..], &APP, &A].concat());
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("foo cannot be installed: "));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("foo cannot be installed:\n  - "), "{text}");
+    assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    assert!(
+        text.contains("\nOn the cluster, OLM reports: constraints not satisfiable:\n  - "),
+        "{text}"
+    );
+    assert!(text.contains("\n    candidate is bar.v1.2.0\n"), "{text}");
 }
 
 #[test]

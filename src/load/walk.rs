@@ -141,6 +141,7 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         if entry.file_name() == ".indexignore"
             || crate::config::FILE_NAMES
                 .iter()
+                .chain([&crate::findings::FILE_NAME])
                 .any(|n| entry.file_name() == *n)
         {
             continue;
@@ -334,7 +335,8 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
             let name = e.file_name();
             let name = name.to_string_lossy();
             let catalog_file = [".yaml", ".yml", ".json"].iter().any(|x| name.ends_with(x))
-                && !crate::config::FILE_NAMES.contains(&&*name);
+                && !crate::config::FILE_NAMES.contains(&&*name)
+                && name != crate::findings::FILE_NAME;
             if catalog_file {
                 return None;
             }

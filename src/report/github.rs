@@ -88,8 +88,8 @@ pub const STEP_SUMMARY_BUDGET: usize = 900_000;
 pub fn step_summary(r: &Report<'_>) -> String {
     let s = &r.summary;
     let mut out = format!(
-        "## olmlint\n\n{} error(s), {} warning(s), {} info(s) in {} file(s), {} package(s), {} bundle(s).\n\n",
-        s.errors, s.warnings, s.infos, s.files, s.packages, s.bundles
+        "## olmlint\n\n{} error(s), {} warning(s), {} info(s) in {} file(s), {} package(s), {} bundle(s){}.\n\n",
+        s.errors, s.warnings, s.infos, s.files, s.packages, s.bundles, s.left_out()
     );
     if r.diags.is_empty() {
         out.push_str("No findings.\n");

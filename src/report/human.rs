@@ -404,8 +404,9 @@ pub fn summary_line(r: &Report<'_>, elapsed: std::time::Duration, fix_command: &
     } else {
         String::new()
     };
+    let left_out = s.left_out();
     format!(
-        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s{}{fixable}{not_shown}\n",
+        "{mark} {} error(s), {} warning(s), {} info(s) — {} file(s), {} document(s), {} package(s), {} bundle(s) in {:.2}s{left_out}{}{fixable}{not_shown}\n",
         s.errors,
         s.warnings,
         s.infos,

@@ -31,9 +31,47 @@ pub struct Summary {
     pub infos: usize,
     /// Findings counted above but not listed: beyond `limits.max-findings-per-rule-per-file`.
     pub not_shown: usize,
+    /// Findings left out because they already existed at the `--changed-since` ref
+    /// (`--only-new`); not counted above.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub preexisting: usize,
+    /// Findings left out because the findings baseline file lists them; not counted above.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub baselined: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
+    /// Counts `diags` afresh (after findings were filtered out).
+    pub fn recount(&mut self, diags: &[Diagnostic]) {
+        self.errors = 0;
+        self.warnings = 0;
+        self.infos = 0;
+        self.count(diags);
+    }
+
+    /// "; N pre-existing and M baselined finding(s) not reported", or nothing.
+    pub fn left_out(&self) -> String {
+        let mut parts = Vec::new();
+        if self.preexisting > 0 {
+            parts.push(format!(
+                "{} already there before the change",
+                self.preexisting
+            ));
+        }
+        if self.baselined > 0 {
+            parts.push(format!("{} in the findings baseline", self.baselined));
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("; not reported: {}", parts.join(", "))
+        }
+    }
+
     pub fn count(&mut self, diags: &[Diagnostic]) {
         for d in diags {
             // A finding counts for those it stands for (left out by the per-file cap).

@@ -51,12 +51,8 @@ pub fn olm_message_with(problem: &Problem, verdict: &Verdict, style: &OlmStyle<'
         Verdict::Installable { .. } => String::new(),
         Verdict::HardError { message, .. } => message.clone(),
         Verdict::BudgetExceeded => "cancelled before a solution could be found".to_string(),
-        Verdict::Unsatisfiable { core } => {
-            let mut msgs: Vec<String> = Vec::new();
-            for item in core {
-                olm_item(problem, item, style, &mut msgs);
-            }
-            msgs.sort();
+        Verdict::Unsatisfiable { .. } => {
+            let msgs = olm_reasons(problem, verdict, style);
             if msgs.is_empty() {
                 "constraints not satisfiable".to_string()
             } else {
@@ -64,6 +60,19 @@ pub fn olm_message_with(problem: &Problem, verdict: &Verdict, style: &OlmStyle<'
             }
         }
     }
+}
+
+/// The messages OLM joins after `constraints not satisfiable: `, sorted (empty unless the
+/// verdict is unsatisfiable).
+pub fn olm_reasons(problem: &Problem, verdict: &Verdict, style: &OlmStyle<'_>) -> Vec<String> {
+    let mut msgs: Vec<String> = Vec::new();
+    if let Verdict::Unsatisfiable { core } = verdict {
+        for item in core {
+            olm_item(problem, item, style, &mut msgs);
+        }
+    }
+    msgs.sort();
+    msgs
 }
 
 fn olm_id(problem: &Problem, e: EntryId, ns: &str) -> String {
@@ -207,7 +216,24 @@ pub fn explain(problem: &Problem, verdict: &Verdict) -> String {
             )
         }
         Verdict::BudgetExceeded => "undecided: the SAT search exceeded its conflict budget, so installability is neither proven nor refuted".to_string(),
+        Verdict::Unsatisfiable { core } => {
+            let (subject, facts) = explain_core(problem, core);
+            if facts.is_empty() {
+                subject
+            } else {
+                format!("{subject}: {}", facts.join("; "))
+            }
+        }
+    }
+}
+
+/// [`explain`] of an unsatisfiable verdict in parts: the subject (`foo.v1 cannot be
+/// installed`) and the facts that [`explain`] joins with `"; "`. Other verdicts: their
+/// explanation and no facts.
+pub fn explain_parts(problem: &Problem, verdict: &Verdict) -> (String, Vec<String>) {
+    match verdict {
         Verdict::Unsatisfiable { core } => explain_core(problem, core),
+        other => (explain(problem, other), Vec::new()),
     }
 }
 
@@ -264,7 +290,7 @@ impl Names {
     }
 }
 
-fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
+fn explain_core(problem: &Problem, core: &[CoreItem]) -> (String, Vec<String>) {
     let mut mentioned: Vec<EntryId> = Vec::new();
     for item in core {
         match item {
@@ -400,11 +426,7 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> String {
             _ => {}
         }
     }
-    if sentences.is_empty() {
-        subject
-    } else {
-        format!("{subject}: {}", sentences.join("; "))
-    }
+    (subject, sentences)
 }
 
 fn deprecated_sentence(problem: &Problem, names: &Names, e: EntryId) -> String {

@@ -60,7 +60,9 @@ use std::sync::Arc;
 
 pub use batch::check_bundles;
 pub use check::{CheckStats, Checker};
-pub use explain::{explain, olm_message, olm_message_with, OlmStyle, PredicateText};
+pub use explain::{
+    explain, explain_parts, olm_message, olm_message_with, olm_reasons, OlmStyle, PredicateText,
+};
 pub use search::{resolve, resolve_subscriptions};
 
 /// Dense index of an entry in [`Problem::entries`].
