@@ -712,7 +712,10 @@ fn preexisting(
 ) -> Result<usize, String> {
     use crate::findings::{self, Base};
     let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Roots(&outcome.roots));
-    let mut old = Vec::new();
+    // Every catalog as it was at REF (one that did not exist there has only new findings),
+    // linted in one run so that they are checked in parallel.
+    let mut snaps = Vec::new();
+    let mut scope_of = Vec::new();
     for (scope, root) in outcome.roots.iter().enumerate() {
         let snap = crate::git::snapshot(git_ref, root).map_err(|e| {
             format!(
@@ -720,10 +723,15 @@ fn preexisting(
                 root.display()
             )
         })?;
-        // A catalog that did not exist at REF: all its findings are new.
-        let Some(snap) = snap else { continue };
+        if let Some(snap) = snap {
+            snaps.push(snap);
+            scope_of.push(scope);
+        }
+    }
+    let mut old = Vec::new();
+    if !snaps.is_empty() {
         let before = crate::lint::run(&crate::lint::Options {
-            paths: vec![snap.root.clone()],
+            paths: snaps.iter().map(|s| s.root.clone()).collect(),
             config: outcome.config_path.clone(),
             no_config: outcome.config_path.is_none(),
             only_files: Vec::new(),
@@ -731,10 +739,17 @@ fn preexisting(
             exiting: false,
             ..opts.clone()
         })
-        .map_err(|e| format!("--only-new: linting {} at {git_ref}: {e}", root.display()))?;
+        .map_err(|e| format!("--only-new: linting the catalogs at {git_ref}: {e}"))?;
+        if before.roots.len() != snaps.len() {
+            return Err(format!(
+                "--only-new: the catalogs at {git_ref} are laid out differently ({} catalogs for {} now)",
+                before.roots.len(),
+                snaps.len()
+            ));
+        }
         let keys = findings::keys(&before.diags, &before.files, &Base::Roots(&before.roots));
         old.extend(keys.into_iter().map(|k| findings::Key {
-            scope: k.scope.map(|_| scope),
+            scope: k.scope.and_then(|s| scope_of.get(s).copied()),
             ..k
         }));
     }
