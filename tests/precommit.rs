@@ -235,6 +235,65 @@ fn local_system_hook_blocks_a_broken_commit() {
     assert_eq!(commit_count(&repo, &home), 2);
 }
 
+/// The reproduction of issue #29: a split-layout catalog (package, channels and bundles in
+/// files of their own) in a package directory named unlike its package. Committing one bundle
+/// file runs the hook on that file alone; olmlint must lint the whole catalog it belongs to
+/// and find nothing (it used to report the channel's entries as missing bundles, OLM104).
+#[test]
+fn hook_on_a_split_layout_catalog_has_no_false_findings() {
+    let Some(pc) = pre_commit() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, home) = (tmp.path().join("repo"), tmp.path().join("home"));
+    std::fs::create_dir_all(&home).unwrap();
+    let entry = format!("'{}' lint --only-files", env!("CARGO_BIN_EXE_olmlint"));
+    let config = format!(
+        "repos:\n  - repo: local\n    hooks:\n      - id: olmlint\n        name: olmlint\n        \
+         entry: {}\n        language: system\n        files: ^catalog/\n        \
+         types_or: [yaml, json]\n        require_serial: true\n",
+        serde_json::to_string(&entry).unwrap()
+    );
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &home, &["init", "-q"]);
+    std::fs::write(repo.join(".pre-commit-config.yaml"), &config).unwrap();
+    let files = [
+        (
+            "catalog/operator-x/package.yaml",
+            "schema: olm.package\nname: foo\ndefaultChannel: stable\n".to_string(),
+        ),
+        (
+            "catalog/operator-x/channels/stable.yaml",
+            "schema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.0.0\n"
+                .to_string(),
+        ),
+        (
+            "catalog/operator-x/bundles/foo.v1.0.0.yaml",
+            "schema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage: quay.io/x/foo:v1\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 1.0.0}\n".to_string(),
+        ),
+    ];
+    for (name, text) in &files {
+        let path = repo.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = cmd(pc, &repo, &home).arg("install").output().unwrap();
+    assert!(out.status.success(), "pre-commit install: {}", text(&out));
+    let out = commit(&repo, &home, "catalog");
+    assert!(out.status.success(), "{}", text(&out));
+    // Only the bundle file changes: the hook gets that one file.
+    let bundle = repo.join("catalog/operator-x/bundles/foo.v1.0.0.yaml");
+    let edited = files[2]
+        .1
+        .replace("quay.io/x/foo:v1", "quay.io/x/foo:v1.0.0");
+    std::fs::write(&bundle, edited).unwrap();
+    let out = commit(&repo, &home, "new image tag");
+    let log = text(&out);
+    eprintln!("{log}");
+    assert!(out.status.success(), "{log}");
+    assert!(log.contains("Passed"), "{log}");
+    assert!(!log.contains("OLM"), "{log}");
+    assert_eq!(commit_count(&repo, &home), 2);
+}
+
 #[test]
 fn published_system_hook_runs_from_the_hooks_manifest() {
     let Some(pc) = pre_commit() else { return };

@@ -86,6 +86,7 @@ impl Greedy {
         Some(chosen)
     }
 
+    /// Could entry `e` be taken: not prohibited, and no group of it held.
     fn free_entry(&self, problem: &Problem, e: EntryId) -> bool {
         problem.flags(e) & DEPRECATED == 0
             && problem
@@ -94,7 +95,8 @@ impl Greedy {
                 .all(|&g| self.group_epoch.get(g as usize) != Some(&self.epoch))
     }
 
-    fn take_entry(&mut self, problem: &Problem, e: EntryId) -> bool {
+    /// Holds the groups of `e` if it is free; false otherwise.
+    fn hold(&mut self, problem: &Problem, e: EntryId) -> bool {
         if !self.free_entry(problem, e) {
             return false;
         }
@@ -102,6 +104,13 @@ impl Greedy {
             if let Some(ep) = self.group_epoch.get_mut(g as usize) {
                 *ep = self.epoch;
             }
+        }
+        true
+    }
+
+    fn take_entry(&mut self, problem: &Problem, e: EntryId) -> bool {
+        if !self.hold(problem, e) {
+            return false;
         }
         if let Some(t) = self.entry_epoch.get_mut(e as usize) {
             *t = self.epoch;
@@ -159,28 +168,16 @@ impl Greedy {
 
     /// Could local entry `l` be taken: not prohibited, and no group of it held.
     fn free(&self, problem: &Problem, local: &Local, l: u32) -> bool {
-        let Some(e) = local.entry(l) else {
-            return false;
-        };
-        problem.flags(e) & DEPRECATED == 0
-            && problem
-                .groups_of(e)
-                .iter()
-                .all(|&g| self.group_epoch.get(g as usize) != Some(&self.epoch))
+        local.entry(l).is_some_and(|e| self.free_entry(problem, e))
     }
 
     /// Takes `l` if it is free; false otherwise.
     fn take(&mut self, problem: &Problem, local: &Local, l: u32) -> bool {
-        if !self.free(problem, local, l) {
-            return false;
-        }
         let Some(e) = local.entry(l) else {
             return false;
         };
-        for &g in problem.groups_of(e) {
-            if let Some(ep) = self.group_epoch.get_mut(g as usize) {
-                *ep = self.epoch;
-            }
+        if !self.hold(problem, e) {
+            return false;
         }
         if let Some(t) = self.taken.get_mut(l as usize) {
             *t = true;
