@@ -16,21 +16,19 @@ pub fn load_all<'a>(
     cat: &mut Catalog<'a>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    // The files of each bundle directory, found in one pass over the files.
+    // The files of each bundle directory of this catalog, found in one pass over the files.
+    // Only this scope's: with one scope per path (`olmlint lint operators/*`), grouping every
+    // file of the run for each scope was O(scopes × files), 42 % of a 50-operator run.
     let mut by_root: std::collections::BTreeMap<&PathBuf, Vec<usize>> = Default::default();
-    let mut roots: Vec<&PathBuf> = Vec::new();
     for (fi, f) in files.iter().enumerate() {
+        if f.scope != scope {
+            continue;
+        }
         if let Role::Bundle(r) = &f.role {
             by_root.entry(r).or_default().push(fi);
-            if f.scope == scope {
-                roots.push(r);
-            }
         }
     }
-    roots.sort();
-    roots.dedup();
-    for root in roots {
-        let members = by_root.get(root).map_or(&[][..], Vec::as_slice);
+    for (root, members) in &by_root {
         load_one(files, root, members, cat, diags);
     }
 }
