@@ -189,6 +189,18 @@ fn consumer_repo(dir: &Path, home: &Path, config: &str) {
     std::fs::write(dir.join(".pre-commit-config.yaml"), config).unwrap();
 }
 
+/// A `repo: local` hook running the olmlint under test with `--only-files` on `catalog/`.
+fn local_hook_config() -> String {
+    // pre-commit splits `entry` like a shell: quote the path; a JSON string is valid YAML.
+    let entry = format!("'{}' lint --only-files", env!("CARGO_BIN_EXE_olmlint"));
+    format!(
+        "repos:\n  - repo: local\n    hooks:\n      - id: olmlint\n        name: olmlint\n        \
+         entry: {}\n        language: system\n        files: ^catalog/\n        \
+         types_or: [yaml, json]\n        require_serial: true\n",
+        serde_json::to_string(&entry).unwrap()
+    )
+}
+
 #[test]
 fn local_system_hook_blocks_a_broken_commit() {
     let Some(pc) = pre_commit() else { return };
@@ -196,15 +208,7 @@ fn local_system_hook_blocks_a_broken_commit() {
     let (repo, home) = (tmp.path().join("repo"), tmp.path().join("home"));
     std::fs::create_dir_all(&repo).unwrap();
     std::fs::create_dir_all(&home).unwrap();
-    // pre-commit splits `entry` like a shell: quote the path; a JSON string is valid YAML.
-    let entry = format!("'{}' lint --only-files", env!("CARGO_BIN_EXE_olmlint"));
-    let config = format!(
-        "repos:\n  - repo: local\n    hooks:\n      - id: olmlint\n        name: olmlint\n        \
-         entry: {}\n        language: system\n        files: ^catalog/\n        \
-         types_or: [yaml, json]\n        require_serial: true\n",
-        serde_json::to_string(&entry).unwrap()
-    );
-    consumer_repo(&repo, &home, &config);
+    consumer_repo(&repo, &home, &local_hook_config());
     let out = cmd(pc, &repo, &home).arg("install").output().unwrap();
     assert!(out.status.success(), "pre-commit install: {}", text(&out));
 
@@ -245,16 +249,9 @@ fn hook_on_a_split_layout_catalog_has_no_false_findings() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, home) = (tmp.path().join("repo"), tmp.path().join("home"));
     std::fs::create_dir_all(&home).unwrap();
-    let entry = format!("'{}' lint --only-files", env!("CARGO_BIN_EXE_olmlint"));
-    let config = format!(
-        "repos:\n  - repo: local\n    hooks:\n      - id: olmlint\n        name: olmlint\n        \
-         entry: {}\n        language: system\n        files: ^catalog/\n        \
-         types_or: [yaml, json]\n        require_serial: true\n",
-        serde_json::to_string(&entry).unwrap()
-    );
     std::fs::create_dir_all(&repo).unwrap();
     git(&repo, &home, &["init", "-q"]);
-    std::fs::write(repo.join(".pre-commit-config.yaml"), &config).unwrap();
+    std::fs::write(repo.join(".pre-commit-config.yaml"), local_hook_config()).unwrap();
     let files = [
         (
             "catalog/operator-x/package.yaml",
