@@ -183,7 +183,8 @@ impl Config {
             .unwrap_or(&base)
             .to_path_buf();
         // A path that does not exist yet is judged lexically (its error comes later).
-        let resolved = std::fs::canonicalize(&joined).unwrap_or_else(|_| lexical(&base, value));
+        let resolved = std::fs::canonicalize(&joined)
+            .unwrap_or_else(|_| crate::io::lexical(&base, Path::new(value)));
         if resolved.starts_with(&boundary) {
             return Some(joined);
         }
@@ -436,28 +437,15 @@ impl Config {
         if self.suppressions.is_empty() {
             return diags;
         }
-        let base = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
-        let mut rel_cache: HashMap<usize, (PathBuf, String)> = HashMap::new();
+        let mut paths = RelPaths::new(&self.base, files);
         let mut used = vec![false; self.suppressions.len()];
         let mut kept: Vec<Diagnostic> = diags
             .into_iter()
             .filter(|d| {
                 let Some(loc) = d.location else { return true };
-                let Some(f) = files.get(loc.file) else {
-                    return true;
-                };
-                let (rel, display) = rel_cache
-                    .entry(loc.file)
-                    .or_insert_with(|| {
-                        let abs = std::fs::canonicalize(&f.source.path)
-                            .unwrap_or_else(|_| f.source.path.clone());
-                        let rel = abs.strip_prefix(&base).unwrap_or(&abs).to_path_buf();
-                        (rel, f.source.display.clone())
-                    })
-                    .clone();
                 let hit = self.suppressions.iter().position(|s| {
                     s.rule == d.rule
-                        && (s.file.is_match(&rel) || s.file.is_match(&display))
+                        && paths.matches(loc.file, |p| s.file.is_match(p))
                         && s.pointer
                             .as_deref()
                             .is_none_or(|p| d.pointer.as_deref() == Some(p))
@@ -501,6 +489,7 @@ impl Config {
 
     /// Apply levels, path ignores and package ignores to a run's findings.
     pub fn apply(&self, diags: Vec<Diagnostic>, files: &[LoadedFile]) -> Vec<Diagnostic> {
+        let mut paths = RelPaths::new(&self.base, files);
         diags
             .into_iter()
             .filter_map(|mut d| {
@@ -517,15 +506,8 @@ impl Config {
                     }
                 }
                 if let (Some(set), Some(loc)) = (&self.ignore, d.location) {
-                    if let Some(f) = files.get(loc.file) {
-                        let abs = std::fs::canonicalize(&f.source.path)
-                            .unwrap_or_else(|_| f.source.path.clone());
-                        let base =
-                            std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
-                        let rel = abs.strip_prefix(&base).unwrap_or(&abs);
-                        if set.is_match(rel) || set.is_match(&f.source.display) {
-                            return None;
-                        }
+                    if paths.matches(loc.file, |p| set.is_match(p)) {
+                        return None;
                     }
                 }
                 if let Some(p) = &d.package {
@@ -543,19 +525,34 @@ impl Config {
     }
 }
 
-/// `base` joined with `rel`, `.` and `..` resolved without touching the filesystem.
-fn lexical(base: &Path, rel: &str) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in base.join(rel).components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
+/// The run's files relative to the configuration's directory (what `ignore:` and `suppress:`
+/// globs match), resolved once per file: resolving per finding made a syscall per finding.
+struct RelPaths<'f> {
+    base: PathBuf,
+    files: &'f [LoadedFile],
+    cache: HashMap<usize, PathBuf>,
+}
+
+impl<'f> RelPaths<'f> {
+    fn new(base: &Path, files: &'f [LoadedFile]) -> Self {
+        RelPaths {
+            base: std::fs::canonicalize(base).unwrap_or_else(|_| base.to_path_buf()),
+            files,
+            cache: HashMap::new(),
         }
     }
-    out
+
+    /// Whether `is_match` holds for file `fi` relative to the base, or as displayed.
+    fn matches(&mut self, fi: usize, is_match: impl Fn(&Path) -> bool) -> bool {
+        let Some(f) = self.files.get(fi) else {
+            return false;
+        };
+        let base = &self.base;
+        let rel = self.cache.entry(fi).or_insert_with(|| {
+            crate::io::relative_to(base, &f.source.path).unwrap_or_else(|| f.source.path.clone())
+        });
+        is_match(rel) || is_match(Path::new(&f.source.display))
+    }
 }
 
 /// The property names the configuration schema allows at `pointer` (object keys along the

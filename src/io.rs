@@ -102,6 +102,29 @@ pub fn read_bounded(file: std::fs::File, len: u64, limit: u64) -> std::io::Resul
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
+/// `base` joined with `rel`, `.` and `..` resolved without touching the filesystem (an
+/// absolute `rel` replaces `base`).
+pub fn lexical(base: &Path, rel: &Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for c in base.join(rel).components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The real path of `path` relative to `base` (a canonical directory), when it is below it.
+/// A path that cannot be resolved is taken as written.
+pub fn relative_to(base: &Path, path: &Path) -> Option<std::path::PathBuf> {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.strip_prefix(base).ok().map(Path::to_path_buf)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

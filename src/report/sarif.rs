@@ -38,26 +38,10 @@ fn artifact(path: &str) -> Value {
     if p.is_relative() && !climbs {
         return json!({"uri": uri(path), "uriBaseId": "%SRCROOT%"});
     }
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(p)
-    };
-    // Lexical normalisation: `a/b/../c` is `a/c`.
-    let mut parts: Vec<std::path::Component<'_>> = Vec::new();
-    for c in abs.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                if matches!(parts.last(), Some(std::path::Component::Normal(_))) {
-                    parts.pop();
-                }
-            }
-            std::path::Component::CurDir => {}
-            c => parts.push(c),
-        }
-    }
-    let norm: std::path::PathBuf = parts.iter().collect();
-    let text = norm.to_string_lossy().replace('\\', "/");
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let text = crate::io::lexical(&cwd, p)
+        .to_string_lossy()
+        .replace('\\', "/");
     let text = if text.starts_with('/') {
         text
     } else {
@@ -71,13 +55,6 @@ fn set(v: &mut Value, key: &str, x: Value) {
     if let Value::Object(m) = v {
         m.insert(key.to_string(), x);
     }
-}
-
-/// FNV-1a, stable across runs and platforms.
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf29ce484222325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    })
 }
 
 pub fn render(r: &Report<'_>) -> String {
@@ -145,7 +122,7 @@ pub fn render(r: &Report<'_>) -> String {
                 .zip(loc.as_ref())
                 .map_or(String::new(), |(f, l)| f.source.line_text(l.line).trim().to_string());
             let file = loc.as_ref().map_or(String::new(), |l| l.file.clone());
-            let h = fnv(&format!("{}\u{0}{file}\u{0}{line_text}\u{0}{}", d.rule, d.bundle.as_deref().unwrap_or("")));
+            let h = crate::findings::fnv(format!("{}\u{0}{file}\u{0}{line_text}\u{0}{}", d.rule, d.bundle.as_deref().unwrap_or("")).bytes());
             let n = seen.entry((file, h)).or_insert(0);
             *n += 1;
             set(&mut result, "partialFingerprints", json!({"primaryLocationLineHash": format!("{h:016x}:{n}")}));
