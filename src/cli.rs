@@ -481,26 +481,35 @@ fn lint(args: LintArgs) -> i32 {
             return 0;
         }
     }
-    // With --changed-since, the catalog as it was at REF is the baseline (OLM701–704).
-    let _snapshot = match (&args.changed_since, &opts.baseline) {
-        (Some(git_ref), None) => {
-            let roots = crate::load::walk::changed_file_roots(&opts.only_files, &opts.paths);
-            match roots.as_slice() {
-                [root] => match crate::git::snapshot(git_ref, root) {
-                    Ok(snap) => {
-                        opts.baseline = snap.as_ref().map(|s| s.root.clone());
-                        snap
-                    }
-                    Err(e) => {
-                        eprintln!("olmlint: --changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}");
-                        None
-                    }
-                },
-                _ => None,
+    // With --changed-since, each catalog as it was at REF, materialised once: the baseline
+    // of the upgrade checks (OLM701–704) when there is one catalog, and what `--only-new`
+    // compares with.
+    let snapshots: Vec<(PathBuf, Result<Option<crate::git::Snapshot>, String>)> =
+        match &args.changed_since {
+            Some(git_ref) if args.only_new || opts.baseline.is_none() => {
+                let roots = crate::load::walk::changed_file_roots(&opts.only_files, &opts.paths);
+                if args.only_new || roots.len() == 1 {
+                    roots
+                        .into_iter()
+                        .map(|r| {
+                            let snap = crate::git::snapshot(git_ref, &r);
+                            (r, snap)
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                }
             }
+            _ => Vec::new(),
+        };
+    if let (Some(git_ref), None, [(_, snap)]) =
+        (&args.changed_since, &opts.baseline, snapshots.as_slice())
+    {
+        match snap {
+            Ok(snap) => opts.baseline = snap.as_ref().map(|s| s.root.clone()),
+            Err(e) => eprintln!("olmlint: --changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}"),
         }
-        _ => None,
-    };
+    }
     let opts = opts;
     if args.unsafe_fixes && !args.fix && !args.diff {
         eprintln!("olmlint: --unsafe-fixes only applies with --fix or --diff");
@@ -548,7 +557,7 @@ fn lint(args: LintArgs) -> i32 {
         outcome.summary.infos = 0;
     }
     if config_mistakes == 0 {
-        match known_findings(&args, &opts, &mut outcome) {
+        match known_findings(&args, &opts, &snapshots, &mut outcome) {
             Ok(None) => {}
             Ok(Some(code)) => return code,
             Err(e) => {
@@ -652,6 +661,7 @@ fn lint(args: LintArgs) -> i32 {
 fn known_findings(
     args: &LintArgs,
     opts: &crate::lint::Options,
+    snapshots: &[(PathBuf, Result<Option<crate::git::Snapshot>, String>)],
     outcome: &mut crate::lint::Outcome,
 ) -> Result<Option<i32>, String> {
     use crate::findings::{self, Base};
@@ -695,19 +705,24 @@ fn known_findings(
         outcome.summary.baselined = applied.suppressed;
     }
     if let (true, Some(git_ref)) = (args.only_new, &args.changed_since) {
-        let dropped = preexisting(git_ref, opts, outcome)?;
+        let dropped = preexisting(git_ref, opts, snapshots, outcome)?;
         outcome.summary.preexisting = dropped;
     }
-    crate::report::sort(&mut outcome.diags, &outcome.files);
-    outcome.summary.recount(&outcome.diags);
+    if args.findings_baseline.is_some() || args.only_new {
+        // Stale baseline entries were appended; counts changed.
+        crate::report::sort(&mut outcome.diags, &outcome.files);
+        outcome.summary.recount(&outcome.diags);
+    }
     Ok(None)
 }
 
-/// `--only-new`: lints each catalog as it was at `git_ref` (same configuration) and drops the
-/// current findings whose fingerprints occur there, catalog by catalog. Returns how many.
+/// `--only-new`: lints each catalog as it was at `git_ref` (`snapshots`, same configuration)
+/// and drops the current findings whose fingerprints occur there, catalog by catalog.
+/// Returns how many.
 fn preexisting(
     git_ref: &str,
     opts: &crate::lint::Options,
+    snapshots: &[(PathBuf, Result<Option<crate::git::Snapshot>, String>)],
     outcome: &mut crate::lint::Outcome,
 ) -> Result<usize, String> {
     use crate::findings::{self, Base};
@@ -717,12 +732,21 @@ fn preexisting(
     let mut snaps = Vec::new();
     let mut scope_of = Vec::new();
     for (scope, root) in outcome.roots.iter().enumerate() {
-        let snap = crate::git::snapshot(git_ref, root).map_err(|e| {
-            format!(
-                "--only-new: cannot read {} at {git_ref}: {e}",
-                root.display()
-            )
-        })?;
+        let snap = match snapshots.iter().find(|(r, _)| r == root) {
+            Some((_, Ok(snap))) => snap.as_ref(),
+            Some((_, Err(e))) => {
+                return Err(format!(
+                    "--only-new: cannot read {} at {git_ref}: {e}",
+                    root.display()
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "--only-new: {} was not read at {git_ref}",
+                    root.display()
+                ))
+            }
+        };
         if let Some(snap) = snap {
             snaps.push(snap);
             scope_of.push(scope);
