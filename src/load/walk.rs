@@ -125,9 +125,14 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             && path.parent().is_some_and(|p| {
                 operator_roots.contains(p)
                     || version_dirs.contains(p)
-                    || *repositories
-                        .entry(p.to_path_buf())
-                        .or_insert_with(|| holds_operator_dirs(p))
+                    || match repositories.get(p) {
+                        Some(&known) => known,
+                        None => {
+                            let holds = holds_operator_dirs(p);
+                            repositories.insert(p.to_path_buf(), holds);
+                            holds
+                        }
+                    }
             })
         {
             continue;

@@ -45,6 +45,24 @@ pub fn check_bundles(
         })
         .collect();
     order.sort_unstable();
+    // A bundle found installable through one of its entries (channels) needs no verdict for
+    // the others in later levels (real catalogs: a fifth of the checks).
+    let mut owner: Vec<u32> = vec![NONE; n];
+    for (bi, starts) in bundles.iter().enumerate() {
+        for &e in starts {
+            if let Some(o) = owner.get_mut(e as usize) {
+                *o = u32::try_from(bi).unwrap_or(NONE);
+            }
+        }
+    }
+    let mut installable = vec![false; bundles.len()];
+    let decided = |installable: &[bool], e: EntryId| {
+        owner
+            .get(e as usize)
+            .and_then(|&b| installable.get(b as usize))
+            .copied()
+            .unwrap_or(false)
+    };
 
     // Per entry: its verdict, and the weight of its explanation when uninstallable (0:
     // installable, unknown or not decided).
@@ -56,7 +74,13 @@ pub fn check_bundles(
         while order.get(j).is_some_and(|&(g, _)| g == h) {
             j += 1;
         }
-        let level = order.get(i..j).unwrap_or(&[]);
+        let level: Vec<(u32, EntryId)> = order
+            .get(i..j)
+            .unwrap_or(&[])
+            .iter()
+            .copied()
+            .filter(|&(_, e)| !decided(&installable, e))
+            .collect();
         let done: Vec<(EntryId, Verdict, u32)> = level
             .par_iter()
             .map_init(
@@ -73,6 +97,12 @@ pub fn check_bundles(
             .flatten()
             .collect();
         for (e, verdict, weight) in done {
+            if verdict.is_installable() {
+                let b = owner.get(e as usize).copied().unwrap_or(NONE);
+                if let Some(x) = installable.get_mut(b as usize) {
+                    *x = true;
+                }
+            }
             if let Some(w) = weights.get_mut(e as usize) {
                 *w = weight;
             }
@@ -88,10 +118,19 @@ pub fn check_bundles(
             if starts.is_empty() {
                 return None;
             }
+            let verdict = |s: EntryId| verdicts.get(s as usize).and_then(Option::as_ref);
+            if let Some(v) = starts
+                .iter()
+                .filter_map(|&s| verdict(s))
+                .find(|v| v.is_installable())
+            {
+                return Some(v.clone());
+            }
             let mut first: Option<&Verdict> = None;
             let mut exceeded = false;
             for &s in starts {
-                match verdicts.get(s as usize)?.as_ref()? {
+                // Not checked (the deadline): no verdict for the bundle.
+                match verdict(s)? {
                     v @ Verdict::Installable { .. } => return Some(v.clone()),
                     Verdict::BudgetExceeded => exceeded = true,
                     v => {
