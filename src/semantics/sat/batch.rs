@@ -46,7 +46,7 @@ pub fn check_bundles(
         .collect();
     order.sort_unstable();
     // A bundle found installable through one of its entries (channels) needs no verdict for
-    // the others in later levels (real catalogs: a fifth of the checks).
+    // its others (real catalogs: a sixth of the checks).
     let mut owner: Vec<u32> = vec![NONE; n];
     for (bi, starts) in bundles.iter().enumerate() {
         for &e in starts {
@@ -74,40 +74,49 @@ pub fn check_bundles(
         while order.get(j).is_some_and(|&(g, _)| g == h) {
             j += 1;
         }
-        let level: Vec<(u32, EntryId)> = order
+        // First one entry per bundle, then the others of bundles still undecided: a bundle
+        // in several channels is usually installable through its first.
+        let mut first_of: std::collections::HashSet<u32> = Default::default();
+        let (firsts, rest): (Vec<EntryId>, Vec<EntryId>) = order
             .get(i..j)
             .unwrap_or(&[])
             .iter()
-            .copied()
-            .filter(|&(_, e)| !decided(&installable, e))
-            .collect();
-        let done: Vec<(EntryId, Verdict, u32)> = level
-            .par_iter()
-            .map_init(
-                || problem.checker(),
-                |checker, &(_, e)| {
-                    if stop() {
-                        return None;
+            .map(|&(_, e)| e)
+            .filter(|&e| !decided(&installable, e))
+            .partition(|&e| first_of.insert(owner.get(e as usize).copied().unwrap_or(NONE)));
+        for pass in [firsts, rest] {
+            let pass: Vec<EntryId> = pass
+                .into_iter()
+                .filter(|&e| !decided(&installable, e))
+                .collect();
+            let done: Vec<(EntryId, Verdict, u32)> = pass
+                .par_iter()
+                .map_init(
+                    || problem.checker(),
+                    |checker, &e| {
+                        if stop() {
+                            return None;
+                        }
+                        let verdict = checker.check_start_after(e, budget, &weights);
+                        on_check(checker.last_stats());
+                        Some((e, verdict, checker.last_weight()))
+                    },
+                )
+                .flatten()
+                .collect();
+            for (e, verdict, weight) in done {
+                if verdict.is_installable() {
+                    let b = owner.get(e as usize).copied().unwrap_or(NONE);
+                    if let Some(x) = installable.get_mut(b as usize) {
+                        *x = true;
                     }
-                    let verdict = checker.check_start_after(e, budget, &weights);
-                    on_check(checker.last_stats());
-                    Some((e, verdict, checker.last_weight()))
-                },
-            )
-            .flatten()
-            .collect();
-        for (e, verdict, weight) in done {
-            if verdict.is_installable() {
-                let b = owner.get(e as usize).copied().unwrap_or(NONE);
-                if let Some(x) = installable.get_mut(b as usize) {
-                    *x = true;
                 }
-            }
-            if let Some(w) = weights.get_mut(e as usize) {
-                *w = weight;
-            }
-            if let Some(v) = verdicts.get_mut(e as usize) {
-                *v = Some(verdict);
+                if let Some(w) = weights.get_mut(e as usize) {
+                    *w = weight;
+                }
+                if let Some(v) = verdicts.get_mut(e as usize) {
+                    *v = Some(verdict);
+                }
             }
         }
         i = j;
