@@ -202,6 +202,22 @@ fn entry_bundle<'a>(
     Some((bi, ctx.bundle(bi)?))
 }
 
+/// `d` with a related location at the name of each entry's bundle, saying `what(name)`.
+fn at_bundles(
+    ctx: &Ctx<'_>,
+    r: &Resolution,
+    mut d: Diagnostic,
+    entries: &[EntryId],
+    what: impl Fn(&str) -> String,
+) -> Diagnostic {
+    for e in entries {
+        if let Some((_, x)) = entry_bundle(ctx, r, *e) {
+            d = d.related(what(x.name()), Some(name_location(x)));
+        }
+    }
+    d
+}
+
 fn uninstallable(
     ctx: &Ctx<'_>,
     r: &Resolution,
@@ -300,48 +316,24 @@ fn uninstallable(
                     }
                 }
                 CoreItem::AtMostOneGvk { gvk, entries } => {
-                    for e in entries {
-                        if let Some((_, x)) = entry_bundle(ctx, r, *e) {
-                            d = d.related(
-                                format!(
-                                    "{} provides {gvk}; only one provider may be installed",
-                                    x.name()
-                                ),
-                                Some(name_location(x)),
-                            );
-                        }
-                    }
+                    d = at_bundles(ctx, r, d, entries, |x| {
+                        format!("{x} provides {gvk}; only one provider may be installed")
+                    });
                 }
                 CoreItem::AtMostOnePackage { package, entries } => {
-                    for e in entries {
-                        if let Some((_, x)) = entry_bundle(ctx, r, *e) {
-                            d = d.related(format!("{} is in package {package}; only one bundle per package may be installed", x.name()), Some(name_location(x)));
-                        }
-                    }
+                    d = at_bundles(ctx, r, d, entries, |x| {
+                        format!("{x} is in package {package}; only one bundle per package may be installed")
+                    });
                 }
                 CoreItem::Prohibited(e) => {
-                    if let Some((_, x)) = entry_bundle(ctx, r, *e) {
-                        d = d.related(
-                            format!(
-                                "{} is deprecated (olm.deprecated), so OLM never installs it",
-                                x.name()
-                            ),
-                            Some(name_location(x)),
-                        );
-                    }
+                    d = at_bundles(ctx, r, d, std::slice::from_ref(e), |x| {
+                        format!("{x} is deprecated (olm.deprecated), so OLM never installs it")
+                    });
                 }
                 CoreItem::Uninstallable { entries } => {
-                    for e in entries {
-                        if let Some((_, x)) = entry_bundle(ctx, r, *e) {
-                            d = d.related(
-                                format!(
-                                    "{} cannot be installed itself; its finding says why",
-                                    x.name()
-                                ),
-                                Some(name_location(x)),
-                            );
-                        }
-                    }
+                    d = at_bundles(ctx, r, d, entries, |x| {
+                        format!("{x} cannot be installed itself; its finding says why")
+                    });
                 }
                 _ => {}
             }
