@@ -79,8 +79,29 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     } else {
         opts.paths.clone()
     };
-    // A directory of per-OpenShift-version catalogs is linted as one catalog per version.
     let mut notes = Vec::new();
+    // An operator repository's root (community-operators-prod, certified-operators) is its
+    // `operators/` (bundle directories) and its `catalogs/` (rendered per-version catalogs);
+    // its other files (README, config.yaml, docs) are not catalog content.
+    let paths: Vec<PathBuf> = paths
+        .into_iter()
+        .flat_map(|p| match load::walk::repository_parts(&p) {
+            Some(parts) if opts.only_files.is_empty() => {
+                notes.push(format!(
+                    "{} is an operator repository: linting {}",
+                    load::display_path(&p),
+                    parts
+                        .iter()
+                        .map(|x| load::display_path(x))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ));
+                parts
+            }
+            _ => vec![p],
+        })
+        .collect();
+    // A directory of per-OpenShift-version catalogs is linted as one catalog per version.
     let paths: Vec<PathBuf> = paths
         .into_iter()
         .flat_map(|p| match load::walk::version_catalogs(&p) {

@@ -311,8 +311,8 @@ fn empty_skips(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                         "OLM104",
                         format!("invalid bundle {name:?}: skip[{j}] is empty"),
                     )
-                    .at(c.doc.file, s.node.span)
-                    .pointer(format!("/entries/{}/skips/{j}", e.index))
+                    .at(e.file, s.node.span)
+                    .pointer(format!("{}/{j}", e.pointer("skips")))
                     .package(Some(pkg))
                     .bundle(Some(name))
                     .help("Remove the empty `skips` item."),
@@ -346,10 +346,10 @@ fn entries_without_bundles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
                     .push((
                         c.name.map_or("", |x| x.value),
                         Location {
-                            file: c.doc.file,
+                            file: e.file,
                             span: n.node.span,
                         },
-                        format!("/entries/{}/name", e.index),
+                        e.pointer("name"),
                     ));
             }
         }

@@ -57,6 +57,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Whether the bundle tooling rejects this dependencies.yaml entry (OLM601).
+pub(super) fn dependency_invalid(item: &Node) -> bool {
+    let mut found = Vec::new();
+    dependency(0, item, 0, &mut found);
+    found.iter().any(|d| d.rule == "OLM601")
+}
+
 fn dependency(fi: usize, item: &Node, i: usize, out: &mut Vec<Diagnostic>) {
     let p = format!("/dependencies/{i}");
     let ty = item.get("type").and_then(Node::as_str).unwrap_or("");

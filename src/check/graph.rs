@@ -14,9 +14,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn loc(file: usize, e: &ChannelEntry<'_>) -> Option<Location> {
+fn loc(e: &ChannelEntry<'_>) -> Option<Location> {
     Some(Location {
-        file,
+        file: e.file,
         span: e.name.map_or(e.node.span, |n| n.node.span),
     })
 }
@@ -78,11 +78,11 @@ fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
         many => {
             let names: Vec<&str> = many.iter().map(|e| e.name()).collect();
             let mut diag = d(format!("multiple channel heads found in graph: {}", names.join(", ")))
-                .at(file, many.get(1).and_then(|e| loc(file, e)).map_or(c.doc.node.span, |l| l.span))
-                .pointer(format!("/entries/{}", many.get(1).map_or(0, |e| e.index)))
+                .at(many.get(1).map_or(file, |e| e.file), many.get(1).and_then(|e| loc(e)).map_or(c.doc.node.span, |l| l.span))
+                .pointer(many.get(1).map_or_else(|| "/entries/0".into(), |e| e.pointer("")))
                 .help("Exactly one entry may be left unreplaced. Make the older heads part of the chain with `replaces:` or `skips:` on a newer entry (`skipRange` alone does not count as an edge).");
             for e in many {
-                diag = diag.related(format!("head {}", e.name()), loc(file, e));
+                diag = diag.related(format!("head {}", e.name()), loc(e));
             }
             out.push(diag);
             None
@@ -110,8 +110,8 @@ fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
                 cycle.push(r.value);
                 out.push(
                     d(format!("detected cycle in replaces chain of upgrade graph: {}", cycle.join(" -> ")))
-                        .at(file, r.node.span)
-                        .pointer(format!("/entries/{}/replaces", e.index))
+                        .at(e.file, r.node.span)
+                        .pointer(e.pointer("replaces"))
                         .help("An entry cannot (indirectly) replace itself; fix this `replaces` so the chain ends at the oldest bundle."),
                 );
                 remaining.clear();
@@ -131,8 +131,8 @@ fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
             let first = names.first().and_then(|n| by_name.get(n));
             out.push(
                 d(format!("channel contains one or more stranded bundles: {}", names.join(", ")))
-                    .at(file, first.and_then(|e| loc(file, e)).map_or(c.doc.node.span, |l| l.span))
-                    .pointer(format!("/entries/{}", first.map_or(0, |e| e.index)))
+                    .at(first.map_or(file, |e| e.file), first.and_then(|e| loc(e)).map_or(c.doc.node.span, |l| l.span))
+                    .pointer(first.map_or_else(|| "/entries/0".into(), |e| e.pointer("")))
                     .help(format!(
                         "These entries are neither on the replaces chain from the head {:?} nor skipped by any entry, so no upgrade ever reaches or leaves them. Add them to the chain with `replaces:` or `skips:`, or remove them.",
                         head.name()
@@ -159,7 +159,7 @@ fn replaces_missing(
 ) {
     let pkg = c.package.map_or("", |p| p.value);
     let in_package = |n: &str| by_name.contains_key(n) || ctx.index.bundle.contains_key(&(pkg, n));
-    type Site<'s> = (&'s str, String, crate::load::tree::Span);
+    type Site<'s> = (&'s str, String, crate::load::tree::Span, usize);
     let mut missing: std::collections::BTreeMap<&str, Vec<Site<'_>>> =
         std::collections::BTreeMap::new();
     for e in entries {
@@ -167,31 +167,23 @@ fn replaces_missing(
         let mut targets: Vec<(&str, String, crate::load::tree::Span)> = Vec::new();
         if let Some(r) = e.replaces.filter(|r| !r.value.is_empty()) {
             if Some(n) != tail {
-                targets.push((
-                    r.value,
-                    format!("/entries/{}/replaces", e.index),
-                    r.node.span,
-                ));
+                targets.push((r.value, e.pointer("replaces"), r.node.span));
             }
         }
         for (j, s) in e.skips.iter().enumerate() {
             if !s.value.is_empty() {
-                targets.push((
-                    s.value,
-                    format!("/entries/{}/skips/{j}", e.index),
-                    s.node.span,
-                ));
+                targets.push((s.value, format!("{}/{j}", e.pointer("skips")), s.node.span));
             }
         }
         for (t, p, span) in targets {
             if !in_package(t) {
-                missing.entry(t).or_default().push((n, p, span));
+                missing.entry(t).or_default().push((n, p, span, e.file));
             }
         }
     }
     // One finding per missing name in this channel, listing every entry that names it.
     for (t, sites) in missing {
-        let Some((first, pointer, span)) = sites.first().cloned() else {
+        let Some((first, pointer, span, first_file)) = sites.first().cloned() else {
             continue;
         };
         let names: Vec<&str> = sites.iter().map(|x| x.0).collect();
@@ -204,16 +196,16 @@ fn replaces_missing(
             .map(|k| format!(" Did you mean {k:?}?"))
             .unwrap_or_default();
         let mut d = Diagnostic::new("OLM110", format!("{who} of channel {ch:?} name {t:?}, which is not a bundle of package {pkg:?}"))
-            .at(c.doc.file, span)
+            .at(first_file, span)
             .pointer(pointer)
             .package(Some(pkg))
             .bundle(Some(first))
             .help(format!("If it is a typo, fix it: the upgrade edge from {t:?} is silently lost.{hint} If {t:?} was pruned from the catalog on purpose, keep the reference: clusters still running it upgrade through this edge (removing it strands them, see OLM704)."));
-        for (n, _, sp) in sites.iter().skip(1) {
+        for (n, _, sp, f) in sites.iter().skip(1) {
             d = d.related(
                 format!("{n} names it too"),
                 Some(crate::diag::Location {
-                    file: c.doc.file,
+                    file: *f,
                     span: *sp,
                 }),
             );
@@ -276,8 +268,8 @@ fn dangling(
         if !reach.contains(n) && !already.contains(n) {
             out.push(
                 Diagnostic::new("OLM111", format!("no upgrade path leads from {n} to the channel head {}", head.name()))
-                    .at(c.doc.file, e.name.map_or(e.node.span, |x| x.node.span))
-                    .pointer(format!("/entries/{}", e.index))
+                    .at(e.file, e.name.map_or(e.node.span, |x| x.node.span))
+                    .pointer(e.pointer(""))
                     .package(Some(pkg))
                     .bundle(Some(n))
                     .help("Clusters that installed this bundle can never upgrade. Have a newer entry `replaces`, `skips` or `skipRange` over it."),

@@ -497,6 +497,10 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
     let Some(p) = b.properties.get(d.property) else {
         return;
     };
+    // An invalid dependencies.yaml entry is reported as such (OLM601): one root cause.
+    if b.from_directory && p.item.is_some_and(super::bundle_dir::dependency_invalid) {
+        return;
+    }
     let mut misses: Vec<String> = Vec::new();
     for &e in &d.ineligible {
         if let Some(x) = r.entry_bundle.get(e as usize).and_then(|&i| ctx.bundle(i)) {

@@ -10,6 +10,7 @@ pub mod ecosystem;
 pub mod graph;
 pub mod installability;
 pub mod load;
+pub mod operators;
 pub mod package;
 pub mod properties;
 pub mod ranges;
@@ -110,7 +111,7 @@ impl Incomplete {
             .iter()
             .enumerate()
             .filter(|(_, f)| f.scope == ctx.scope)
-            .filter(|(_, f)| !matches!(f.role, crate::load::Role::Bundle(_)))
+            .filter(|(_, f)| f.role == crate::load::Role::Fbc)
             .filter(|(_, f)| {
                 f.docs.iter().any(|d| d.failed) || (f.docs.is_empty() && !f.problems.is_empty())
             })
@@ -175,6 +176,7 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         ("check constraints", constraints::check),
         ("check cel", cel::check),
         ("check bundle_dir", bundle_dir::check),
+        ("check operators", operators::check),
         ("check installability", installability::check),
         ("check ecosystem", ecosystem::check),
         ("check upgrade", upgrade::check),
@@ -203,6 +205,7 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
             out
         })
         .collect();
+    drop_repeats(&mut out);
     fold_symptoms(&mut out, |rule| ctx.config.is_enabled(rule));
     let skipped = skipped.into_inner();
     if skipped > 0 {
@@ -212,6 +215,19 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// The same finding twice (same rule, place and message) is one: a bundle directory's entry
+/// appears in each channel it is in, and per-channel checks would repeat its findings.
+fn drop_repeats(out: &mut Vec<Diagnostic>) {
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|d| {
+        seen.insert((
+            d.rule,
+            d.location.map(|l| (l.file, l.span.start, l.span.end)),
+            d.message.clone(),
+        ))
+    });
 }
 
 /// One root cause, one finding: a finding whose cause is reported as an error at or inside

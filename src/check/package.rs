@@ -133,6 +133,11 @@ fn default_channel(
     name: &str,
     out: &mut Vec<Diagnostic>,
 ) {
+    // A package made from bundle directories gets its default channel the way `opm index
+    // add` chooses it; `check::operators` reports what goes wrong there.
+    if p.from_directory {
+        return;
+    }
     let file = p.doc.file;
     let channels: Vec<&str> = ctx
         .index

@@ -29,14 +29,15 @@ pub struct Site<'a> {
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for c in &ctx.catalog.channels {
         let pkg = c.package.map(|p| p.value);
-        for e in &c.entries {
+        // A bundle directory's skipRange is checked once, with its bundle (below).
+        for e in c.entries.iter().filter(|e| !e.from_directory) {
             let Some(sr) = e.skip_range.filter(|s| !s.value.is_empty()) else {
                 continue;
             };
             let site = Site {
-                file: c.doc.file,
+                file: e.file,
                 node: sr.node,
-                pointer: format!("/entries/{}/skipRange", e.index),
+                pointer: e.pointer("skipRange"),
                 package: pkg,
                 bundle: e.name.map(|n| n.value),
             };

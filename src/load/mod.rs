@@ -138,6 +138,9 @@ pub enum Role {
     /// render-template` and data it includes (icons). Parsed, so syntax errors are reported;
     /// not catalog content (the catalog is what the templates render to).
     Template,
+    /// An operator directory's `ci.yaml` (`updateGraph`, `fbc`, reviewers): read as the
+    /// operator's configuration, schema-checked, not catalog content.
+    OperatorConfig,
 }
 
 #[derive(Debug)]

@@ -49,6 +49,14 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             .take(3)
             .find(|a| is_bundle_dir(a))
             .map_or(Role::Fbc, |b| Role::Bundle(b.to_path_buf()));
+        let role = if role == Role::Fbc
+            && is_ci_config(root)
+            && root.parent().is_some_and(is_operator_dir)
+        {
+            Role::OperatorConfig
+        } else {
+            role
+        };
         out.push(Found {
             path: root.to_path_buf(),
             display: display_path(root),
@@ -121,7 +129,12 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         // The walk is depth-first in path order and bundle directories do not nest, so only
         // the last one found can hold this path.
         let bundle = bundle_roots.last().filter(|b| path.starts_with(b));
+        // The operator's `ci.yaml` is read as its configuration (`updateGraph`, `fbc`).
+        let operator_config = bundle.is_none()
+            && is_ci_config(path)
+            && path.parent().is_some_and(|p| operator_roots.contains(p));
         if bundle.is_none()
+            && !operator_config
             && path.parent().is_some_and(|p| {
                 operator_roots.contains(p)
                     || version_dirs.contains(p)
@@ -187,6 +200,7 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             })
         };
         let role = match bundle {
+            _ if operator_config => Role::OperatorConfig,
             Some(b) => Role::Bundle(b.clone()),
             None if !operator_roots.is_empty() && in_templates() => Role::Template,
             None => Role::Fbc,
@@ -447,7 +461,28 @@ pub fn catalog_root(file: &Path) -> std::path::PathBuf {
         .unwrap_or(dir)
 }
 
-/// An operator directory of the community-operators / certified-operators layout:
+/// The parts of an operator repository's root: `operators/` when it is a directory of
+/// operator directories, and `catalogs/` when it holds per-OpenShift-version catalogs (each
+/// then a catalog of its own). `None` when `dir` has no such `operators/`.
+pub fn repository_parts(dir: &Path) -> Option<Vec<PathBuf>> {
+    let operators = dir.join("operators");
+    if !operators.is_dir() || !holds_operator_dirs(&operators) {
+        return None;
+    }
+    let mut parts = vec![operators];
+    let catalogs = dir.join("catalogs");
+    if version_catalogs(&catalogs).is_some() {
+        parts.push(catalogs);
+    }
+    Some(parts)
+}
+
+/// `ci.yaml` (or `ci.yml`): an operator directory's configuration.
+fn is_ci_config(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == "ci.yaml" || n == "ci.yml")
+}
+
 /// Whether `dir` is a directory of operator directories (a repository's `operators/`).
 fn holds_operator_dirs(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {

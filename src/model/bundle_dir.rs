@@ -28,7 +28,7 @@ pub fn load_all<'a>(
             by_root.entry(r).or_default().push(fi);
         }
     }
-    for (root, members) in &by_root {
+    for (&root, members) in &by_root {
         load_one(files, root, members, cat, diags);
     }
 }
@@ -185,7 +185,7 @@ fn respan(root: &mut Node, span: Span) {
 
 fn load_one<'a>(
     files: &'a [LoadedFile],
-    root: &std::path::Path,
+    root: &'a std::path::Path,
     members: &[usize],
     cat: &mut Catalog<'a>,
     diags: &mut Vec<Diagnostic>,
@@ -214,7 +214,7 @@ fn load_one<'a>(
     let Some(ann) = annotations else { return };
     // Without a CSV there is no bundle name, version or API to model: one finding, not a
     // nameless bundle that every later check reports again.
-    let Some(_) = csv else {
+    let Some(csv_doc) = csv else {
         let package = str_at(ann.node, &["annotations", PACKAGE_ANNOTATION]);
         diags.push(
             Diagnostic::new(
@@ -416,6 +416,8 @@ fn load_one<'a>(
             node: anchor.node,
         });
     }
+    let described = super::operators::describe(cat.bundles.len(), root, *ann, *csv_doc);
+    cat.dir_bundles.push(described);
     cat.bundles.push(Bundle {
         doc: *anchor,
         package,

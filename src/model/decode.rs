@@ -487,6 +487,7 @@ fn package_blob<'a>(cat: &mut Catalog<'a>, doc: DocRef<'a>, diags: &mut Vec<Diag
         name,
         default_channel,
         icon,
+        from_directory: false,
     });
 }
 
@@ -548,11 +549,13 @@ fn channel_blob<'a>(
         let Some(obj) = cx.object(item, &p, "Channel.entries", "declcfg.ChannelEntry") else {
             entries.push(ChannelEntry {
                 node: item,
+                file: doc.file,
                 index: i,
                 name: None,
                 replaces: None,
                 skips: vec![],
                 skip_range: None,
+                from_directory: false,
             });
             continue;
         };
@@ -581,11 +584,13 @@ fn channel_blob<'a>(
         }
         entries.push(ChannelEntry {
             node: item,
+            file: doc.file,
             index: i,
             name,
             replaces,
             skips,
             skip_range,
+            from_directory: false,
         });
     }
     cat.channels.push(Channel {

@@ -7,6 +7,7 @@ pub mod cluster;
 mod decode;
 pub mod formats;
 pub mod index;
+pub mod operators;
 pub mod resolution;
 pub mod schema;
 
@@ -32,21 +33,45 @@ pub struct Package<'a> {
     pub name: Option<Str<'a>>,
     pub default_channel: Option<Str<'a>>,
     pub icon: Option<&'a Node>,
+    /// Built from bundle directories (`model::operators`), not an `olm.package` blob.
+    pub from_directory: bool,
 }
 
 #[derive(Debug)]
 pub struct ChannelEntry<'a> {
     pub node: &'a Node,
+    /// The file holding the entry: the channel's, or a bundle directory's CSV.
+    pub file: usize,
     pub index: usize,
     pub name: Option<Str<'a>>,
     pub replaces: Option<Str<'a>>,
     pub skips: Vec<Str<'a>>,
     pub skip_range: Option<Str<'a>>,
+    /// Made up from a bundle directory's CSV (`model::operators`): `node` is the CSV.
+    pub from_directory: bool,
 }
 
 impl<'a> ChannelEntry<'a> {
     pub fn name(&self) -> &'a str {
         self.name.map_or("", |n| n.value)
+    }
+
+    /// JSON pointer of a field of this entry (`""`, `replaces`, `skips`, `skipRange`): in
+    /// the channel blob, or in the CSV the entry was made from.
+    pub fn pointer(&self, field: &str) -> String {
+        if self.from_directory {
+            return match field {
+                "replaces" => "/spec/replaces".into(),
+                "skips" => "/spec/skips".into(),
+                "skipRange" => "/metadata/annotations/olm.skipRange".into(),
+                _ => "/metadata/name".into(),
+            };
+        }
+        if field.is_empty() {
+            format!("/entries/{}", self.index)
+        } else {
+            format!("/entries/{}/{field}", self.index)
+        }
     }
 
     /// Whether OLM offers this entry to a cluster running `installed` (at `version`): its
@@ -161,6 +186,10 @@ pub struct Catalog<'a> {
     pub deprecations: Vec<Deprecations<'a>>,
     pub others: Vec<DocRef<'a>>,
     pub documents: usize,
+    /// Operator directories (`ci.yaml` next to version directories).
+    pub operators: Vec<operators::OperatorDir<'a>>,
+    /// What each bundle directory says about its place in the index.
+    pub dir_bundles: Vec<operators::DirBundle<'a>>,
 }
 
 impl<'a> Catalog<'a> {
@@ -227,6 +256,7 @@ pub fn build<'a>(
         );
     diags.extend(found);
     bundle_dir::load_all(files, scope, &mut cat, diags);
+    operators::build(files, scope, &mut cat);
     // Templates are not catalog content, but a repeated key in one is lost all the same.
     for (fi, f) in files.iter().enumerate() {
         if f.role != Role::Template || f.scope != scope {

@@ -461,13 +461,15 @@ fn gvk_key(g: &str, v: &str, k: &str) -> CompactString {
     key
 }
 
-/// Whether nothing any loaded catalog has could satisfy `pred`, and no loaded name is close
+/// Whether nothing any loaded catalog has could satisfy `pred` (a package released from
+/// catalog templates that are not loaded counts as not loaded), and no loaded name is close
 /// enough to be a typo of what it names (a package within a few edits, or an API whose kind
 /// is loaded under the same or a similar group, at any version).
 fn absent(
     pred: &Pred,
     by_package: &HashMap<&str, Vec<EntryId>>,
     by_gvk: &HashMap<&str, Vec<EntryId>>,
+    elsewhere: &std::collections::HashSet<&str>,
 ) -> bool {
     // A constraint no bundle can meet (OLM502) is not met elsewhere either.
     if crate::semantics::constraint::theory::satisfiable(pred) == Some(false) {
@@ -475,9 +477,10 @@ fn absent(
     }
     if let Some(pkgs) = pred.required_packages() {
         return pkgs.iter().all(|n| {
-            !n.is_empty()
-                && !by_package.contains_key(n)
-                && crate::suggest::closest(n, by_package.keys().copied()).is_none()
+            elsewhere.contains(&**n)
+                || !n.is_empty()
+                    && !by_package.contains_key(n)
+                    && crate::suggest::closest(n, by_package.keys().copied()).is_none()
         });
     }
     if let Some(gvks) = pred.required_gvks() {
@@ -738,6 +741,19 @@ pub fn build(
             }
         }
     }
+    // Packages whose bundle directories are released from catalog templates (`fbc.enabled`
+    // in ci.yaml): their channels live in a catalog not loaded here, like another catalog's.
+    let elsewhere: std::collections::HashSet<&str> = sources
+        .iter()
+        .flat_map(|s| {
+            s.catalog.dir_bundles.iter().filter(|b| {
+                b.operator
+                    .and_then(|o| s.catalog.operators.get(o))
+                    .is_some_and(|o| o.fbc)
+            })
+        })
+        .map(|b| b.package())
+        .collect();
     // Lookup indexes for candidate search.
     let mut by_package: HashMap<&str, Vec<EntryId>> = HashMap::new();
     let mut by_gvk: HashMap<&str, Vec<EntryId>> = HashMap::new();
@@ -915,8 +931,9 @@ pub fn build(
                     (foreign, order.get(*e as usize))
                 };
                 good.sort_by(|a, b| key(a).cmp(&key(b)));
-                dep.absent =
-                    good.is_empty() && bad.is_empty() && absent(pred, &by_package, &by_gvk);
+                dep.absent = good.is_empty()
+                    && bad.is_empty()
+                    && absent(pred, &by_package, &by_gvk, &elsewhere);
                 dep.candidates = good.into();
                 dep.ineligible = bad;
             }

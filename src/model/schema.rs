@@ -1,4 +1,5 @@
-//! The JSON Schemas of `schemas/` (dependency values, dependencies.yaml, properties.yaml),
+//! The JSON Schemas of `schemas/` (dependency values, dependencies.yaml, properties.yaml,
+//! an operator directory's ci.yaml),
 //! embedded, compiled once and validated against spanned trees. The decoder decides verdicts;
 //! the schemas are what editors see, and what olmlint uses to list every problem in a value
 //! where OLM's decoder stops at the first (`tests/schema.rs` checks that both agree).
@@ -8,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Name (the property type or file it describes) and text of every embedded schema.
-pub const SCHEMAS: [(&str, &str); 6] = [
+pub const SCHEMAS: [(&str, &str); 7] = [
     (
         "olm.constraint",
         include_str!("../../schemas/olm.constraint.schema.json"),
@@ -33,6 +34,7 @@ pub const SCHEMAS: [(&str, &str); 6] = [
         "properties",
         include_str!("../../schemas/properties.schema.json"),
     ),
+    ("ci", include_str!("../../schemas/ci.schema.json")),
 ];
 
 /// The text of a schema by name, or of the olmlint configuration schema (`olmlint-config`).

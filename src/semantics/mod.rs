@@ -2,6 +2,7 @@
 
 pub mod cel;
 pub mod constraint;
+pub mod openshift;
 pub mod range;
 pub mod sat;
 pub mod version;

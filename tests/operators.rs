@@ -1,0 +1,169 @@
+//! Bundle-directory repositories (`operators/<name>/<version>/`): the package model built the
+//! way `opm index add` builds it, the pipeline checks (OLM801–807), and bundle directories as
+//! `--context` candidates. Fixtures: `fixtures/operators/` (README there).
+
+use olmlint::lint::{run, Options};
+use std::path::PathBuf;
+
+fn fixture(p: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/operators")
+        .join(p)
+}
+
+/// (rule, severity, file relative to `root`, line) of each finding, sorted.
+fn lint(
+    root: &str,
+    context: &[&str],
+    closed_world: bool,
+) -> (Vec<String>, olmlint::report::Summary) {
+    let base = fixture(root);
+    let out = run(&Options {
+        paths: vec![base.clone()],
+        no_config: true,
+        context: context.iter().map(|c| fixture(c)).collect(),
+        closed_world,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut found: Vec<String> = out
+        .diags
+        .iter()
+        .map(|d| {
+            let loc = d.location.and_then(|l| {
+                let f = out.files.get(l.file)?;
+                let rel = f
+                    .source
+                    .path
+                    .strip_prefix(&base)
+                    .ok()?
+                    .to_string_lossy()
+                    .to_string();
+                Some(format!(
+                    "{rel}:{}",
+                    f.source.position(l.span.start as usize).line
+                ))
+            });
+            format!("{} {:?} {}", d.rule, d.severity, loc.unwrap_or_default())
+        })
+        .collect();
+    found.sort();
+    (found, out.summary)
+}
+
+#[test]
+fn correct_operators_pass_in_both_update_graph_modes() {
+    for op in ["good-operator", "semver-operator"] {
+        let (found, summary) = lint(&format!("repository/{op}"), &[], false);
+        // semver-operator requires good-operator's API, which is not loaded here.
+        let expected: &[&str] = if op == "semver-operator" {
+            &["OLM507 Warning 0.1.0/metadata/dependencies.yaml:4"]
+        } else {
+            &[]
+        };
+        assert_eq!(found, expected, "{op}");
+        assert_eq!(summary.packages, 1, "{op}");
+        assert_eq!(summary.bundles, 3, "{op}");
+    }
+}
+
+#[test]
+fn each_pipeline_check_fails_with_its_position() {
+    let (found, _) = lint("repository", &[], false);
+    let want = [
+        // The newest bundle replaces a bundle that does not exist.
+        "OLM802 Error broken-operator/1.4.0/manifests/broken-operator.clusterserviceversion.yaml:8",
+        // minKubeVersion 1.29 on OpenShift 4.14 (Kubernetes 1.27).
+        "OLM807 Error broken-operator/1.1.0/manifests/broken-operator.clusterserviceversion.yaml:9",
+        // olm.skipRange '^0.9' (blang has no caret).
+        "OLM109 Warning broken-operator/1.2.0/manifests/broken-operator.clusterserviceversion.yaml:6",
+        // `v4.16+` is no OpenShift version selector.
+        "OLM806 Error broken-operator/1.3.0/metadata/annotations.yaml:8",
+        // skips naming a bundle that does not exist.
+        "OLM110 Info broken-operator/1.3.0/manifests/broken-operator.clusterserviceversion.yaml:10",
+        // channel.default.v1: stabel, in both groups of OpenShift indexes.
+        "OLM102 Error broken-operator/1.3.0/metadata/annotations.yaml:7",
+        "OLM102 Error broken-operator/1.4.0/metadata/annotations.yaml:7",
+        // A replaces loop: no head.
+        "OLM105 Error loop-operator/1.1.0/metadata/annotations.yaml:6",
+        // ci.yaml: a misspelled mode, no reviewers, an unknown fbc key.
+        "OLM801 Error typo-operator/ci.yaml:1",
+        "OLM801 Error typo-operator/ci.yaml:2",
+        "OLM801 Error typo-operator/ci.yaml:4",
+    ];
+    let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+    want.sort();
+    assert_eq!(found, want);
+}
+
+#[test]
+fn version_directory_and_csv_name_are_judged_on_the_newest_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = dir.path().join("operators/foo");
+    for (d, v, name, replaces) in [
+        ("1.0.0", "1.0.0", "foo.v1.0.0", ""),
+        ("1.1.0", "1.1.1", "foo.v1.1.0", "foo.v1.0.0"),
+    ] {
+        std::fs::create_dir_all(op.join(d).join("metadata")).unwrap();
+        std::fs::create_dir_all(op.join(d).join("manifests")).unwrap();
+        std::fs::write(
+            op.join(d).join("metadata/annotations.yaml"),
+            "annotations:\n  operators.operatorframework.io.bundle.package.v1: foo\n  operators.operatorframework.io.bundle.channels.v1: stable\n",
+        )
+        .unwrap();
+        let replaces = if replaces.is_empty() {
+            String::new()
+        } else {
+            format!("  replaces: {replaces}\n")
+        };
+        std::fs::write(
+            op.join(d).join("manifests/foo.clusterserviceversion.yaml"),
+            format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {name}\nspec:\n  version: {v}\n{replaces}"),
+        )
+        .unwrap();
+    }
+    std::fs::write(op.join("ci.yaml"), "updateGraph: replaces-mode\n").unwrap();
+    let out = run(&Options {
+        paths: vec![op.clone()],
+        no_config: true,
+        ..Default::default()
+    })
+    .unwrap();
+    let mut rules: Vec<&str> = out.diags.iter().map(|d| d.rule).collect();
+    rules.sort_unstable();
+    assert_eq!(rules, ["OLM804", "OLM805"], "{:#?}", out.diags);
+    assert!(out
+        .diags
+        .iter()
+        .all(|d| d.bundle.as_deref() == Some("foo.v1.1.0")));
+}
+
+#[test]
+fn bundle_directories_are_context_candidates() {
+    // Closed world: without the repository the dependency has no candidate.
+    let (found, _) = lint("context", &[], true);
+    assert!(
+        found.iter().any(|f| f.starts_with("OLM503 Error")),
+        "{found:#?}"
+    );
+    // With the repository's operator directories as context, good-operator's channels (built
+    // as the index build builds them) supply the candidate, as on a cluster.
+    let (found, _) = lint("context", &["repository"], true);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn real_operator_directories() {
+    let (found, summary) = lint("real", &[], false);
+    assert_eq!(
+        found,
+        [
+            "OLM507 Warning operators/shipwright-operator/0.13.0/manifests/shipwright-operator.clusterserviceversion.yaml:39",
+            "OLM507 Warning operators/shipwright-operator/0.13.0/manifests/shipwright-operator.clusterserviceversion.yaml:42",
+            "OLM802 Warning operators/hedvig-operator/1.0.2/manifests/hedvig-operator.v1.0.2.clusterserviceversion.yaml:127",
+            "OLM807 Error operators/shipwright-operator/0.14.0/manifests/shipwright-operator.clusterserviceversion.yaml:784",
+        ]
+    );
+    // shipwright-operator is released from catalog templates: no package here.
+    assert_eq!(summary.packages, 3);
+}
