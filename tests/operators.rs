@@ -79,8 +79,6 @@ fn each_pipeline_check_fails_with_its_position() {
         "OLM109 Warning broken-operator/1.2.0/manifests/broken-operator.clusterserviceversion.yaml:6",
         // `v4.16+` is no OpenShift version selector.
         "OLM806 Error broken-operator/1.3.0/metadata/annotations.yaml:8",
-        // skips naming a bundle that does not exist.
-        "OLM110 Info broken-operator/1.3.0/manifests/broken-operator.clusterserviceversion.yaml:10",
         // channel.default.v1: stabel, in both groups of OpenShift indexes.
         "OLM102 Error broken-operator/1.3.0/metadata/annotations.yaml:7",
         "OLM102 Error broken-operator/1.4.0/metadata/annotations.yaml:7",

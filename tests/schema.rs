@@ -229,7 +229,7 @@ fn schema_command_prints_every_schema() {
     };
     let list = run(&["schema"]);
     let names = String::from_utf8(list.stdout).unwrap();
-    assert_eq!(names.lines().count(), 7);
+    assert_eq!(names.lines().count(), 8);
     for name in names.lines() {
         let out = run(&["schema", name]);
         assert!(out.status.success());

@@ -326,13 +326,14 @@ fn min_kube_version(b: &DirBundle<'_>, selection: Option<Selection>, out: &mut V
         .map(|(o, _)| *o);
     out.push(
         d(format!(
-            "spec.minKubeVersion {} is above the Kubernetes of OpenShift {} ({}.{}–{}.{}), which {OPENSHIFT_VERSIONS} {:?} targets: OLM refuses to install the bundle there",
+            "spec.minKubeVersion {} is above the Kubernetes of OpenShift {} ({}), which {OPENSHIFT_VERSIONS} {:?} targets: OLM refuses to install the bundle there",
             mk.value,
             openshift::describe(&releases),
-            first.1 .0,
-            first.1 .1,
-            last.1 .0,
-            last.1 .1,
+            if first.1 == last.1 {
+                format!("Kubernetes {}.{}", first.1 .0, first.1 .1)
+            } else {
+                format!("Kubernetes {}.{}–{}.{}", first.1 .0, first.1 .1, last.1 .0, last.1 .1)
+            },
             b.openshift.map_or("", |o| o.value),
         ))
         .help(match lowest_ok {

@@ -318,7 +318,51 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
         build,
     );
     file.scope = f.scope;
+    if build == Build::ForRules {
+        slim_manifest(&mut file);
+    }
     Ok(file)
+}
+
+/// A bundle's manifests other than the CSV (CRDs, mostly: 90 % of a bundle repository's bytes)
+/// are read by no rule once they parsed cleanly: their trees and text are dropped right after
+/// parsing, so a repository's memory is its CSVs and metadata, not its CRD schemas. Each
+/// document stays as a placeholder (document counts do not change). Kept whole: a file with a
+/// load problem or a repeated key (findings point into it), one that names olmlint (an inline
+/// suppression must be seen), and any file outside `manifests/`.
+fn slim_manifest(file: &mut LoadedFile) {
+    let in_manifests = || {
+        file.source
+            .path
+            .parent()
+            .and_then(Path::file_name)
+            .is_some_and(|n| n == "manifests")
+    };
+    let read_by_rules = |d: &RawDoc| {
+        d.failed
+            || d.repeated_keys
+            || d.root.as_ref().is_some_and(|r| {
+                r.get("kind").and_then(Node::as_str) == Some("ClusterServiceVersion")
+            })
+    };
+    if !matches!(file.role, Role::Bundle(_))
+        || !file.problems.is_empty()
+        || !in_manifests()
+        || file.docs.iter().any(read_by_rules)
+        || memchr::memmem::find(file.source.text.as_bytes(), b"olmlint").is_some()
+    {
+        return;
+    }
+    for d in &mut file.docs {
+        if let Some(root) = d.root.as_mut() {
+            *root = Node::new(root.span, tree::Style::None, tree::Value::Null);
+        }
+    }
+    file.source = SourceFile::new(
+        std::mem::take(&mut file.source.display),
+        std::mem::take(&mut file.source.path),
+        String::new(),
+    );
 }
 
 /// Parse file contents as `olmlint lint` does (also used by tests and fuzzing).
