@@ -66,6 +66,45 @@ impl Outcome {
     }
 }
 
+/// What the given paths stand for, each step replacing a path by its parts with a note: an
+/// operator repository's root (community-operators-prod, certified-operators) is its
+/// `operators/` (bundle directories) and its `catalogs/` (its README, config.yaml and docs are
+/// not catalog content); a directory of per-OpenShift-version catalogs is one catalog per
+/// version.
+fn plan_paths(paths: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<PathBuf> {
+    type Split = fn(&std::path::Path) -> Option<Vec<PathBuf>>;
+    type Note = fn(&str, &[PathBuf]) -> String;
+    let steps: [(Split, Note); 2] = [
+        (load::walk::repository_parts, |p, parts| {
+            let names: Vec<String> = parts.iter().map(|x| load::display_path(x)).collect();
+            format!(
+                "{p} is an operator repository: linting {}",
+                names.join(" and ")
+            )
+        }),
+        (load::walk::version_catalogs, |p, versions| {
+            format!(
+                "{p} holds {} OpenShift version catalogs; each is linted as a catalog of its own",
+                versions.len()
+            )
+        }),
+    ];
+    let mut paths = paths;
+    for (split, note) in steps {
+        paths = paths
+            .into_iter()
+            .flat_map(|p| match split(&p) {
+                Some(parts) => {
+                    notes.push(note(&load::display_path(&p), &parts));
+                    parts
+                }
+                None => vec![p],
+            })
+            .collect();
+    }
+    paths
+}
+
 pub fn run(opts: &Options) -> Result<Outcome, String> {
     let only: HashSet<PathBuf> = opts
         .only_files
@@ -80,42 +119,11 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         opts.paths.clone()
     };
     let mut notes = Vec::new();
-    // An operator repository's root (community-operators-prod, certified-operators) is its
-    // `operators/` (bundle directories) and its `catalogs/` (rendered per-version catalogs);
-    // its other files (README, config.yaml, docs) are not catalog content.
-    let paths: Vec<PathBuf> = paths
-        .into_iter()
-        .flat_map(|p| match load::walk::repository_parts(&p) {
-            Some(parts) if opts.only_files.is_empty() => {
-                notes.push(format!(
-                    "{} is an operator repository: linting {}",
-                    load::display_path(&p),
-                    parts
-                        .iter()
-                        .map(|x| load::display_path(x))
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                ));
-                parts
-            }
-            _ => vec![p],
-        })
-        .collect();
-    // A directory of per-OpenShift-version catalogs is linted as one catalog per version.
-    let paths: Vec<PathBuf> = paths
-        .into_iter()
-        .flat_map(|p| match load::walk::version_catalogs(&p) {
-            Some(versions) if opts.only_files.is_empty() => {
-                notes.push(format!(
-                    "{} holds {} OpenShift version catalogs; each is linted as a catalog of its own",
-                    load::display_path(&p),
-                    versions.len()
-                ));
-                versions
-            }
-            _ => vec![p],
-        })
-        .collect();
+    let paths = if opts.only_files.is_empty() {
+        plan_paths(paths, &mut notes)
+    } else {
+        paths
+    };
     let config_path = match (&opts.config, opts.no_config) {
         (_, true) => None,
         (Some(p), _) => Some(p.clone()),

@@ -1,6 +1,7 @@
 //! registry+v1 bundle directories (`manifests/`, `metadata/`), converted into model bundles the
 //! way `opm render` converts them (spec §2.2, §2.4). Files are recognised by content, not name.
 
+use super::operators::str_at;
 use super::{Bundle, Catalog, DocRef, Property, Str};
 use crate::diag::Diagnostic;
 use crate::load::tree::{Entry, Node, Span, Style, Value};
@@ -8,7 +9,7 @@ use crate::load::{Embedded, Limits, LoadedFile, Role};
 use std::borrow::Cow;
 use std::path::PathBuf;
 
-const PACKAGE_ANNOTATION: &str = "operators.operatorframework.io.bundle.package.v1";
+use super::operators::PACKAGE as PACKAGE_ANNOTATION;
 
 pub fn load_all<'a>(
     files: &'a [LoadedFile],
@@ -56,17 +57,6 @@ fn in_metadata(files: &[LoadedFile], d: &DocRef<'_>) -> bool {
         .and_then(|f| f.source.path.parent())
         .and_then(|p| p.file_name())
         .is_some_and(|n| n == "metadata")
-}
-
-fn str_at<'a>(n: &'a Node, path: &[&str]) -> Option<Str<'a>> {
-    let mut cur = n;
-    for k in path {
-        cur = cur.get(k)?;
-    }
-    Some(Str {
-        value: cur.as_str()?,
-        node: cur,
-    })
 }
 
 fn owned_map(span: Span, pairs: Vec<(&str, Node)>) -> Node {
