@@ -324,6 +324,55 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
     Ok(file)
 }
 
+/// What opm reads of a CustomResourceDefinition (the APIs a bundle provides:
+/// `registry.Bundle.ProvidedAPIs`): `kind`, `spec.group`, `spec.names.kind`, every
+/// `spec.versions[].name` and a v1beta1 `spec.version`, as owned values with the document's
+/// span. `None` for other documents.
+fn crd_summary(root: &Node) -> Option<Node> {
+    use tree::{Entry, Style, Value};
+    if root.get("kind").and_then(Node::as_str) != Some("CustomResourceDefinition") {
+        return None;
+    }
+    let span = root.span;
+    let string = |s: &str| Node::new(span, Style::None, Value::String(s.into()));
+    let entry = |k: &str, value: Node| Entry {
+        key: k.into(),
+        key_span: span,
+        value,
+    };
+    let map = |entries: Vec<Entry>| Node::new(span, Style::None, Value::Map(entries));
+    let spec = root.get("spec");
+    let text = |n: Option<&Node>| n.and_then(Node::as_str).map(string);
+    let mut spec_entries = Vec::new();
+    if let Some(g) = text(spec.and_then(|s| s.get("group"))) {
+        spec_entries.push(entry("group", g));
+    }
+    if let Some(k) = text(
+        spec.and_then(|s| s.get("names"))
+            .and_then(|n| n.get("kind")),
+    ) {
+        spec_entries.push(entry("names", map(vec![entry("kind", k)])));
+    }
+    if let Some(v) = text(spec.and_then(|s| s.get("version"))) {
+        spec_entries.push(entry("version", v));
+    }
+    let versions: Vec<Node> = spec
+        .and_then(|s| s.get("versions"))
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|v| Some(map(vec![entry("name", text(v.get("name"))?)])))
+        .collect();
+    spec_entries.push(entry(
+        "versions",
+        Node::new(span, Style::None, Value::Seq(versions)),
+    ));
+    Some(map(vec![
+        entry("kind", string("CustomResourceDefinition")),
+        entry("spec", map(spec_entries)),
+    ]))
+}
+
 /// A bundle's manifests other than the CSV (CRDs, mostly: 90 % of a bundle repository's bytes)
 /// are read by no rule once they parsed cleanly: their trees and text are dropped right after
 /// parsing, so a repository's memory is its CSVs and metadata, not its CRD schemas. Each
@@ -355,7 +404,8 @@ fn slim_manifest(file: &mut LoadedFile) {
     }
     for d in &mut file.docs {
         if let Some(root) = d.root.as_mut() {
-            *root = Node::new(root.span, tree::Style::None, tree::Value::Null);
+            *root = crd_summary(root)
+                .unwrap_or_else(|| Node::new(root.span, tree::Style::None, tree::Value::Null));
         }
     }
     file.source = SourceFile::new(

@@ -311,6 +311,92 @@ fn load_one<'a>(
             let _ = ty;
         }
     }
+    // The APIs opm says the bundle provides (`registry.Bundle.ProvidedAPIs`): every version of
+    // every CRD in manifests/ and the CSV's owned APIService definitions, beside the owned
+    // list above (kept, so a CRD missing from manifests/ is not a new finding).
+    if let Some(c) = csv {
+        let gvk_type = Some(Str {
+            value: "olm.gvk",
+            node: c.node,
+        });
+        // The owned list as modelled above (group = the CRD name after its first dot).
+        let mut seen: std::collections::HashSet<(String, String, String)> = c
+            .node
+            .get("spec")
+            .and_then(|s| s.get("customresourcedefinitions"))
+            .and_then(|s| s.get("owned"))
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .map(|crd| {
+                let f = |k: &str| crd.get(k).and_then(Node::as_str).unwrap_or("");
+                let group = f("name").split_once('.').map_or("", |(_, g)| g);
+                (
+                    group.to_string(),
+                    f("version").to_string(),
+                    f("kind").to_string(),
+                )
+            })
+            .collect();
+        let mut provided: Vec<(String, String, String, String)> = Vec::new();
+        for d in docs.iter().filter(|d| {
+            d.node.get("kind").and_then(Node::as_str) == Some("CustomResourceDefinition")
+        }) {
+            let spec = d.node.get("spec");
+            let text = |n: Option<&Node>| n.and_then(Node::as_str).unwrap_or("").to_string();
+            let group = text(spec.and_then(|s| s.get("group")));
+            let kind = text(
+                spec.and_then(|s| s.get("names"))
+                    .and_then(|n| n.get("kind")),
+            );
+            let versions = spec
+                .and_then(|s| s.get("versions"))
+                .and_then(Node::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .map(|v| text(v.get("name")))
+                .chain(spec.and_then(|s| s.get("version")).map(|v| text(Some(v))));
+            for version in versions.filter(|v| !v.is_empty()) {
+                provided.push((
+                    group.clone(),
+                    version,
+                    kind.clone(),
+                    "/spec/customresourcedefinitions".into(),
+                ));
+            }
+        }
+        let apis = c
+            .node
+            .get("spec")
+            .and_then(|s| s.get("apiservicedefinitions"))
+            .and_then(|s| s.get("owned"))
+            .and_then(Node::as_seq)
+            .unwrap_or_default();
+        for (i, api) in apis.iter().enumerate() {
+            let f = |k: &str| api.get(k).and_then(Node::as_str).unwrap_or("").to_string();
+            provided.push((
+                f("group"),
+                f("version"),
+                f("kind"),
+                format!("/spec/apiservicedefinitions/owned/{i}"),
+            ));
+        }
+        for (group, version, kind, pointer) in provided {
+            if !seen.insert((group.clone(), version.clone(), kind.clone())) {
+                continue;
+            }
+            let span = c.node.span;
+            let v = owned_map(
+                span,
+                vec![
+                    ("group", owned_str(span, &group)),
+                    ("kind", owned_str(span, &kind)),
+                    ("version", owned_str(span, &version)),
+                ],
+            );
+            push(c.file, None, gvk_type, Cow::Owned(v), pointer);
+        }
+    }
     // dependencies.yaml and properties.yaml, found by content; the first of each wins.
     let meta_docs: Vec<&DocRef<'a>> = docs.iter().filter(|d| in_metadata(files, d)).collect();
     let deps = meta_docs.iter().find(|d| {
