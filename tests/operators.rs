@@ -82,6 +82,11 @@ fn each_pipeline_check_fails_with_its_position() {
         // channel.default.v1: stabel, in both groups of OpenShift indexes.
         "OLM102 Error broken-operator/1.3.0/metadata/annotations.yaml:7",
         "OLM102 Error broken-operator/1.4.0/metadata/annotations.yaml:7",
+        // Nothing in `stable` replaces, skips or skipRanges 0.9.0: pruned from the channel.
+        "OLM803 Warning broken-operator/0.9.0/metadata/annotations.yaml:6",
+        // In the 4.14 index the head (1.3.0, whose annotation does not parse and so counts for
+        // every index) replaces 1.2.1, which 4.14 does not hold: 1.1.0 is cut off there.
+        "OLM803 Warning broken-operator/1.1.0/metadata/annotations.yaml:6",
         // A replaces loop: no head.
         "OLM105 Error loop-operator/1.1.0/metadata/annotations.yaml:6",
         // ci.yaml: a misspelled mode, no reviewers, an unknown fbc key.

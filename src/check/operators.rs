@@ -22,7 +22,13 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let operator = |b: &DirBundle<'_>| b.operator.and_then(|o| cat.operators.get(o));
     let mut packages: BTreeMap<&str, Vec<&DirBundle<'_>>> = BTreeMap::new();
     for b in &cat.dir_bundles {
-        let selection = openshift_versions(b, out);
+        // No annotation: every index (the pipelines fail minKubeVersion without one, too).
+        let selection = openshift_versions(ctx, b, out).or_else(|| {
+            b.openshift.is_none().then_some(Selection {
+                min: openshift::INDEXED.0,
+                max: None,
+            })
+        });
         min_kube_version(b, selection, out);
         if !b.package().is_empty() {
             packages.entry(b.package()).or_default().push(b);
@@ -37,7 +43,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         // the rules of their day and stay as they are in the indexes. Only the newest bundle
         // (what a pull request adds) is judged.
         if let Some(newest) = newest(bundles) {
-            if let Some(op) = op {
+            if let Some(op) = operator(newest) {
                 directory_name(op, newest, out);
                 version_directory(ctx, newest, op, out);
             }
@@ -258,7 +264,11 @@ fn newest<'b, 'a>(bundles: &[&'b DirBundle<'a>]) -> Option<&'b DirBundle<'a>> {
 }
 
 /// OLM806: `com.redhat.openshift.versions` parses. Returns the selection.
-fn openshift_versions(b: &DirBundle<'_>, out: &mut Vec<Diagnostic>) -> Option<Selection> {
+fn openshift_versions(
+    ctx: &Ctx<'_>,
+    b: &DirBundle<'_>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<Selection> {
     let node = b
         .annotations
         .node
@@ -270,11 +280,18 @@ fn openshift_versions(b: &DirBundle<'_>, out: &mut Vec<Diagnostic>) -> Option<Se
             Ok((sel, _)) => return Some(sel),
             Err(e) => e,
         },
-        (Value::Number { .. }, None) => format!(
-            "the value is a YAML number ({}), not a string; quote it (`\"v{}\"`)",
-            node.display_scalar(),
-            node.display_scalar()
-        ),
+        (Value::Number { .. }, None) => {
+            // As written (`4.10`), not as the number it became (4.1).
+            let written = ctx
+                .files
+                .get(b.annotations.file)
+                .and_then(|f| f.source.text.get(node.span.start()..node.span.end()))
+                .map_or_else(|| node.display_scalar(), str::to_string);
+            format!(
+                "the value is a YAML number ({written} reads as {}), not a string; quote it (`\"v{written}\"`)",
+                node.display_scalar()
+            )
+        }
         _ => format!("the value is {}, not a string", node.display_scalar()),
     };
     out.push(
@@ -324,18 +341,30 @@ fn min_kube_version(b: &DirBundle<'_>, selection: Option<Selection>, out: &mut V
         .iter()
         .find(|(_, k)| (u64::from(k.0), u64::from(k.1)) >= (min.major, min.minor))
         .map(|(o, _)| *o);
+    let targets = match b.openshift {
+        Some(o) => format!("which {OPENSHIFT_VERSIONS} {:?} targets", o.value),
+        None => format!(
+            "whose indexes the bundle is added to ({OPENSHIFT_VERSIONS} is not set: every index)"
+        ),
+    };
+    let diag = d(format!(
+        "spec.minKubeVersion {} is above the Kubernetes of OpenShift {} ({}), {targets}: OLM refuses to install the bundle there",
+        mk.value,
+        openshift::describe(&releases),
+        if first.1 == last.1 {
+            format!("Kubernetes {}.{}", first.1 .0, first.1 .1)
+        } else {
+            format!("Kubernetes {}.{}–{}.{}", first.1 .0, first.1 .1, last.1 .0, last.1 .1)
+        },
+    ));
+    // Without the annotation the targeting is implicit (the organisation's indexes): a warning.
+    let diag = if b.openshift.is_none() {
+        diag.severity(crate::diag::Severity::Warning)
+    } else {
+        diag
+    };
     out.push(
-        d(format!(
-            "spec.minKubeVersion {} is above the Kubernetes of OpenShift {} ({}), which {OPENSHIFT_VERSIONS} {:?} targets: OLM refuses to install the bundle there",
-            mk.value,
-            openshift::describe(&releases),
-            if first.1 == last.1 {
-                format!("Kubernetes {}.{}", first.1 .0, first.1 .1)
-            } else {
-                format!("Kubernetes {}.{}–{}.{}", first.1 .0, first.1 .1, last.1 .0, last.1 .1)
-            },
-            b.openshift.map_or("", |o| o.value),
-        ))
+        diag
         .help(match lowest_ok {
             Some(o) => format!("Start the annotation at v{}.{} (Kubernetes {}.{}) if the operator needs Kubernetes {}.{}; lower minKubeVersion if it really runs on the older releases. operator-pipelines' check_api_version_constraints fails this too.", o.0, o.1, min.major, min.minor, min.major, min.minor),
             None => "Lower minKubeVersion to a Kubernetes version the targeted OpenShift releases run, or narrow the annotation.".into(),
@@ -403,14 +432,13 @@ fn per_release(
 /// `explicit`: `ci.yaml` names the mode. Without `updateGraph` (most certified operators) the
 /// mode the index is built in is not written down, so bundles it would prune are not judged.
 fn index_errors(index: &Index<'_, '_>, explicit: bool, out: &mut Vec<Diagnostic>) {
-    // A channel whose chain broke (a missing target, a cycle) is reported once, there.
+    // A channel whose chain loops is reported once, there (OLM105). Below a missing target
+    // the bundles really are off the chain, so they are still reported.
     let broken: Vec<&str> = index
         .errors
         .iter()
         .filter_map(|e| match e {
-            IndexError::ReplacesMissing { channel, .. } | IndexError::Cycle { channel, .. } => {
-                Some(*channel)
-            }
+            IndexError::Cycle { channel, .. } => Some(*channel),
             _ => None,
         })
         .collect();
@@ -506,7 +534,12 @@ fn replaces(bundles: &[&DirBundle<'_>], mode: UpdateGraph, out: &mut Vec<Diagnos
         let Some(r) = b.replaces else { continue };
         let head = newest == Some(b.name());
         if r.value == b.name() {
-            out.push(d(format!("{} replaces itself{semver_note}", b.name()), r.node, "/spec/replaces").help("Set spec.replaces to the previous release's CSV name (or remove it for the first release): opm index add fails with \"Cycle detected\"."));
+            let why = if semver_note.is_empty() {
+                "opm index add fails with \"Cycle detected\""
+            } else {
+                "operator-pipelines fail it"
+            };
+            out.push(d(format!("{} replaces itself{semver_note}", b.name()), r.node, "/spec/replaces").help(format!("Set spec.replaces to the previous release's CSV name (or remove it for the first release): {why}.")));
             continue;
         }
         if !head {

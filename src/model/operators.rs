@@ -238,7 +238,7 @@ pub(super) fn build<'a>(files: &'a [LoadedFile], scope: usize, cat: &mut super::
     for b in &mut cat.dir_bundles {
         b.operator = operator_of(b.root, &configs);
     }
-    // Packages in order of first appearance; bundles of a package in directory order.
+    // Packages by name; bundles of a package in directory order.
     let mut packages: BTreeMap<&'a str, Vec<usize>> = BTreeMap::new();
     // Only bundles some index built today holds: one for OpenShift 4.6–4.8 alone is history.
     for (i, b) in cat.dir_bundles.iter().enumerate() {
@@ -261,8 +261,9 @@ pub(super) fn build<'a>(files: &'a [LoadedFile], scope: usize, cat: &mut super::
             .and_then(|&i| dir_bundles.get(i))
             .and_then(|b| b.operator)
             .and_then(|o| cat.operators.get(o))
-            .map_or(Some(UpdateGraph::Replaces), OperatorDir::mode);
-        let Some(mode) = mode else { continue };
+            .and_then(OperatorDir::mode)
+            // A value the pipelines reject (OLM801) is modelled as their default.
+            .unwrap_or(UpdateGraph::Replaces);
         let bundles: Vec<&DirBundle<'a>> =
             members.iter().filter_map(|&i| dir_bundles.get(i)).collect();
         let index = Index::build(&bundles, mode);
@@ -371,12 +372,13 @@ impl<'b, 'a> Index<'b, 'a> {
                 .filter(|(_, v)| v.as_ref().zip(hv.as_ref()).is_some_and(|(v, h)| v == h))
                 .map(|(b, _)| *b)
                 .collect();
+            // opm fails the build ("more than one potential channel head"); OLM106 reports the
+            // duplicate version. The channel stays in the model with the last as its head.
             if tied.len() > 1 {
                 self.errors.push(IndexError::SameVersion {
                     channel,
                     bundles: tied,
                 });
-                continue;
             }
             let mut members: Vec<Member<'b, 'a>> = Vec::new();
             let mut on_chain: HashMap<&str, usize> = HashMap::new();
@@ -421,10 +423,11 @@ impl<'b, 'a> Index<'b, 'a> {
                     if let Some(&sb) = by_name.get(s.value) {
                         if !on_chain.contains_key(sb.name()) {
                             on_chain.insert(sb.name(), usize::MAX);
+                            // A skipped entry is a stub: opm records no edges from it.
                             extra.push(Member {
                                 bundle: sb,
-                                replaces: sb.replaces,
-                                skips: sb.skips.clone(),
+                                replaces: None,
+                                skips: vec![],
                             });
                         }
                     }
