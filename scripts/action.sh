@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # All the logic of the olmlint GitHub Action (action.yml only wires inputs and calls this).
 #
-#   action.sh prepare   compute the binary cache key and install root (step outputs
-#                       `cache-key`, `install-root`; empty key = nothing to cache)
-#   action.sh install   build or install olmlint into the install root unless it is there
-#                       (step output `built=true|false`)
+#   action.sh prepare   decide how olmlint is installed (see "prepare" below) and compute the
+#                       cache key and install root (step outputs `cache-key`, `install-root`,
+#                       `mode`, `version`, `target`; empty key = nothing to cache)
+#   action.sh install   download (verified) or build olmlint into the install root unless it is
+#                       there (step output `fresh=true|false`: a new binary to cache)
 #   action.sh lint      lint and write the step outputs `errors`, `warnings`, `sarif-file`
 #   action.sh           install (when needed), then lint: for running by hand and for tests
 #
@@ -14,12 +15,16 @@
 #   INPUT_CONTEXT     extra catalogs for dependency resolution (see "context" below)
 #   INPUT_FAIL_ON     error | warning | info | never (default error)
 #   INPUT_SARIF_FILE  also write a SARIF 2.1.0 report to this path
-#   INPUT_VERSION     empty: build the action's own checkout; X.Y.Z: crates.io; latest: crates.io
+#   INPUT_VERSION     empty: the release matching the action's ref; X.Y.Z; latest; source
+#                     (see "prepare" below)
 #   INPUT_ARGS        extra `olmlint lint` arguments, split on whitespace (no shell quoting)
 #   INPUT_NEW_FINDINGS_ONLY  true (default): with --changed-since in the args, add --only-new
 # Other environment:
 #   OLMLINT_BIN            use this olmlint binary (no build, no cache; the tests use it)
 #   OLMLINT_INSTALL_ROOT   where `install` puts bin/olmlint (set by action.yml from `prepare`)
+#   OLMLINT_INSTALL_MODE, OLMLINT_INSTALL_VERSION, OLMLINT_INSTALL_TARGET
+#                          `prepare`'s decision, handed to `install` by action.yml
+#   OLMLINT_RELEASES_URL   where releases are downloaded from (a mirror; the tests' local server)
 #   GITHUB_ACTION_PATH     the action's checkout (the crate that is built by default)
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP, RUNNER_OS, RUNNER_ARCH: as set by Actions
 #
@@ -93,40 +98,188 @@ action_path() {
 }
 
 # --- prepare ---------------------------------------------------------------------------------
+#
+# How olmlint is installed (the `version` input):
+#   ""       the release whose version is in the action's own Cargo.toml (at a release tag,
+#            exactly that release: the release workflow refuses a tag that differs from it);
+#            when that release does not exist or has no archive for this runner, the action's
+#            checkout is built from source instead
+#   X.Y.Z    that release (vX.Y.Z also accepted); when it has no archive for this runner,
+#            `cargo install olmlint --version X.Y.Z` from crates.io
+#   latest   the newest release (not cached); failing that, the newest crate
+#   source   build the action's checkout with cargo (cached on the hash of Cargo.lock and sources)
+# A download is verified against the release's sha256sums.txt before it is used; a mismatch
+# stops the job (exit 2) and never falls back. Other environment:
+#   OLMLINT_RELEASES_URL  where releases are downloaded from (default
+#                         $GITHUB_SERVER_URL/olmlint/olmlint/releases; the tests serve a fake one)
 
-# Sets CACHE_KEY (empty: nothing to cache) and INSTALL_ROOT (empty: OLMLINT_BIN is used).
+# The [package] version of a Cargo.toml.
+crate_version() {
+  tr -d '\r' <"$1" | awk '
+    /^\[/ { in_pkg = ($0 == "[package]") }
+    in_pkg && /^version[[:space:]]*=/ { gsub(/^[^"]*"|".*$/, ""); print; exit }
+  '
+}
+
+# The release archive's target triple for this runner; empty when no archive is published for it.
+release_target() {
+  local os=${RUNNER_OS:-$(uname -s)} arch=${RUNNER_ARCH:-$(uname -m)}
+  case $os in
+    Linux) os=linux ;;
+    macOS | Darwin) os=macos ;;
+    Windows | MINGW* | MSYS* | CYGWIN*) os=windows ;;
+    *) os=other ;;
+  esac
+  case $arch in
+    X64 | x86_64 | amd64 | AMD64) arch=x64 ;;
+    ARM64 | aarch64 | arm64) arch=arm64 ;;
+    *) arch=other ;;
+  esac
+  case $os-$arch in
+    linux-x64) printf 'x86_64-unknown-linux-musl' ;;
+    linux-arm64) printf 'aarch64-unknown-linux-musl' ;;
+    macos-x64) printf 'x86_64-apple-darwin' ;;
+    macos-arm64) printf 'aarch64-apple-darwin' ;;
+    windows-x64) printf 'x86_64-pc-windows-msvc' ;;
+  esac
+}
+
+archive_name() {
+  case $1 in
+    *windows*) printf 'olmlint-%s.zip' "$1" ;;
+    *) printf 'olmlint-%s.tar.gz' "$1" ;;
+  esac
+}
+
+releases_url() {
+  local base=${OLMLINT_RELEASES_URL:-${GITHUB_SERVER_URL:-https://github.com}/olmlint/olmlint/releases}
+  printf '%s' "${base%/}"
+}
+
+# The download directory of a release: `latest` or a version.
+release_download_url() {
+  if [ "$1" = latest ]; then
+    printf '%s/latest/download' "$(releases_url)"
+  else
+    printf '%s/download/v%s' "$(releases_url)" "$1"
+  fi
+}
+
+# http_get URL FILE [head]: prints the HTTP status (000 when no answer); exit status 0.
+# Redirects are followed (GitHub serves assets from another host), over HTTPS only unless the
+# releases URL itself is plain HTTP (a mirror or the tests' local server).
+http_get() {
+  local url=$1 out=$2 proto='=https'
+  case $(releases_url) in http://*) proto='=http,https' ;; esac
+  command -v curl >/dev/null 2>&1 ||
+    fail "curl not found: it is needed to download olmlint (or set the version input to 'source')"
+  local -a args=(-sS -L --proto "$proto" --proto-redir "$proto" --retry 3 --retry-delay 2
+    --connect-timeout 20 --max-time 300 -o "$out" -w '%{http_code}')
+  if [ "${3:-}" = head ]; then
+    args+=(-I)
+  fi
+  curl "${args[@]}" "$url" 2>/dev/null || true
+}
+
+# Sets CACHE_KEY (empty: nothing to cache), INSTALL_ROOT (empty: OLMLINT_BIN is used),
+# MODE (release|latest|source|crate), VERSION and TARGET.
 compute_prepare() {
-  local version=${INPUT_VERSION:-} ap lock src os arch base
+  local version=${INPUT_VERSION:-} ap lock src os arch base code explicit=no
   os=${RUNNER_OS:-$(uname -s)}
   arch=${RUNNER_ARCH:-$(uname -m)}
   base="${RUNNER_TOOL_CACHE:-${HOME:-/tmp}/.cache}/olmlint-action"
   CACHE_KEY=""
   INSTALL_ROOT=""
+  MODE=""
+  VERSION=""
+  TARGET=""
   if [ -n "${OLMLINT_BIN:-}" ]; then
     return 0
-  elif [ -z "$version" ]; then
-    ap=$(action_path)
-    [ -f "$ap/Cargo.lock" ] || fail "no Cargo.lock in the action's checkout ($ap); set the version input"
-    # hashFiles() cannot read the action's own files (it only sees the workspace), so hash here.
-    # The key names the Cargo.lock hash; the sources are hashed too, or a new action ref with the
-    # same Cargo.lock would restore an old binary. CRs are dropped so autocrlf does not matter.
-    lock=$(tr -d '\r' <"$ap/Cargo.lock" | sha256_stdin)
-    src=$(cd "$ap" && { find Cargo.toml build.rs src rules schemas -type f 2>/dev/null || true; } |
-      LC_ALL=C sort | while IFS= read -r f; do
-        printf '%s\n' "$f"
-        tr -d '\r' <"$f"
-      done | sha256_stdin)
-    CACHE_KEY="olmlint-action-${os}-${arch}-lock-${lock:0:16}-src-${src:0:16}"
-    INSTALL_ROOT="$base/checkout-${lock:0:16}-${src:0:16}"
-  elif [ "$version" = "latest" ]; then
-    INSTALL_ROOT="$base/latest"
-  else
-    case $version in
-      *[!0-9A-Za-z.+-]*) fail "version '$version' is not a crate version (X.Y.Z), 'latest' or empty" ;;
-    esac
-    CACHE_KEY="olmlint-action-${os}-${arch}-crate-${version}"
-    INSTALL_ROOT="$base/crate-${version}"
   fi
+  case $version in
+    "")
+      ap=$(action_path)
+      [ -f "$ap/Cargo.toml" ] || fail "no Cargo.toml in the action's checkout ($ap); set the version input"
+      VERSION=$(crate_version "$ap/Cargo.toml")
+      [ -n "$VERSION" ] || fail "no [package] version in $ap/Cargo.toml; set the version input"
+      MODE=release
+      ;;
+    source) MODE=source ;;
+    latest)
+      VERSION=latest
+      MODE=latest
+      ;;
+    *)
+      version=${version#v}
+      case $version in
+        [0-9]*.*[0-9A-Za-z]) ;;
+        *) fail "version '${INPUT_VERSION}' is not a release version (X.Y.Z), 'latest', 'source' or empty" ;;
+      esac
+      case $version in
+        *[!0-9A-Za-z.+-]*) fail "version '${INPUT_VERSION}' is not a release version (X.Y.Z), 'latest', 'source' or empty" ;;
+      esac
+      VERSION=$version
+      MODE=release
+      explicit=yes
+      ;;
+  esac
+
+  if [ "$MODE" = release ] || [ "$MODE" = latest ]; then
+    TARGET=$(release_target)
+    if [ -z "$TARGET" ]; then
+      log "no olmlint release archive for $os/$arch: building from source instead"
+      MODE=fallback
+    elif [ "$MODE" = release ]; then
+      # Does the release exist? (Decided here so that the fallback's build is cached under its
+      # own key; a network failure leaves the decision to the download, which reports it.)
+      code=$(http_get "$(release_download_url "$VERSION")/sha256sums.txt" /dev/null head)
+      if [ "$code" = 404 ]; then
+        log "no olmlint release v$VERSION at $(releases_url): building from source instead"
+        MODE=fallback
+      fi
+    fi
+    if [ "$MODE" = fallback ]; then
+      if [ "$explicit" = yes ] || [ "$VERSION" = latest ]; then
+        MODE=crate
+      else
+        MODE=source
+      fi
+    fi
+  fi
+
+  case $MODE in
+    source)
+      ap=$(action_path)
+      [ -f "$ap/Cargo.lock" ] || fail "no Cargo.lock in the action's checkout ($ap); set the version input"
+      # hashFiles() cannot read the action's own files (it only sees the workspace), so hash
+      # here. The key names the Cargo.lock hash; the sources are hashed too, or a new action ref
+      # with the same Cargo.lock would restore an old binary. CRs are dropped so autocrlf does
+      # not matter.
+      lock=$(tr -d '\r' <"$ap/Cargo.lock" | sha256_stdin)
+      src=$(cd "$ap" && { find Cargo.toml build.rs src rules schemas -type f 2>/dev/null || true; } |
+        LC_ALL=C sort | while IFS= read -r f; do
+          printf '%s\n' "$f"
+          tr -d '\r' <"$f"
+        done | sha256_stdin)
+      CACHE_KEY="olmlint-action-${os}-${arch}-lock-${lock:0:16}-src-${src:0:16}"
+      INSTALL_ROOT="$base/checkout-${lock:0:16}-${src:0:16}"
+      ;;
+    release)
+      CACHE_KEY="olmlint-action-${os}-${arch}-release-${VERSION}"
+      INSTALL_ROOT="$base/release-${VERSION}"
+      ;;
+    latest)
+      INSTALL_ROOT="$base/latest"
+      ;;
+    crate)
+      if [ "$VERSION" = latest ]; then
+        INSTALL_ROOT="$base/crate-latest"
+      else
+        CACHE_KEY="olmlint-action-${os}-${arch}-crate-${VERSION}"
+        INSTALL_ROOT="$base/crate-${VERSION}"
+      fi
+      ;;
+  esac
   INSTALL_ROOT=$(native_path "$INSTALL_ROOT")
 }
 
@@ -134,6 +287,9 @@ cmd_prepare() {
   compute_prepare
   set_output cache-key "$CACHE_KEY"
   set_output install-root "$INSTALL_ROOT"
+  set_output mode "$MODE"
+  set_output version "$VERSION"
+  set_output target "$TARGET"
 }
 
 # --- install ---------------------------------------------------------------------------------
@@ -147,32 +303,170 @@ installed_bin() {
   fi
 }
 
-cmd_install() {
-  local version=${INPUT_VERSION:-} root=${OLMLINT_INSTALL_ROOT:-}
-  if [ -n "${OLMLINT_BIN:-}" ]; then
-    set_output built false
-    return 0
+# Sets SCRATCH_DIR to a new directory (created exclusively by mktemp), removed when the script
+# exits. (A function setting a variable, not $(...): the list of directories must survive.)
+new_scratch() {
+  SCRATCH_DIR=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/olmlint-action.XXXXXX") ||
+    fail "cannot create a temporary directory"
+  SCRATCH+=("$SCRATCH_DIR")
+}
+SCRATCH=()
+cleanup_scratch() {
+  local d
+  for d in ${SCRATCH[@]+"${SCRATCH[@]}"}; do
+    rm -rf "$d"
+  done
+}
+trap cleanup_scratch EXIT
+
+extract_zip() {
+  local archive=$1 dir=$2
+  if command -v unzip >/dev/null 2>&1; then
+    unzip -q "$archive" -d "$dir"
+  elif command -v 7z >/dev/null 2>&1; then
+    7z x -y -bd -o"$dir" "$archive" >/dev/null
+  else
+    powershell -NoProfile -NonInteractive -Command \
+      "Expand-Archive -LiteralPath '$(native_path "$archive")' -DestinationPath '$(native_path "$dir")'"
   fi
-  [ -n "$root" ] || fail "OLMLINT_INSTALL_ROOT is not set (run 'action.sh prepare' first)"
-  if [ -n "$(installed_bin "$root")" ] && [ "$version" != "latest" ]; then
-    log "using $(installed_bin "$root") (cached)"
-    set_output built false
-    return 0
+}
+
+# download_release VERSION|latest TARGET ROOT: 0 installed, 3 the release or its archive for
+# TARGET does not exist (404); any other problem fails the job.
+download_release() {
+  local version=$1 target=$2 root=$3 url archive tmp code expected actual exe bin out want
+  url=$(release_download_url "$version")
+  archive=$(archive_name "$target")
+  new_scratch
+  tmp=$SCRATCH_DIR
+  log "downloading $url/$archive"
+  code=$(http_get "$url/sha256sums.txt" "$tmp/sha256sums.txt")
+  case $code in
+    200) ;;
+    404) return 3 ;;
+    *) fail "cannot download $url/sha256sums.txt (HTTP $code); retry, or set the version input to 'source' to build olmlint" ;;
+  esac
+  expected=$(tr -d '\r' <"$tmp/sha256sums.txt" |
+    awk -v n="$archive" '$2 == n || $2 == "*" n { print tolower($1); exit }')
+  if [ -z "$expected" ]; then
+    log "the release's sha256sums.txt lists no $archive"
+    return 3
   fi
+  case $expected in
+    *[!0-9a-f]* | "") fail "sha256sums.txt has a malformed checksum for $archive" ;;
+  esac
+  [ "${#expected}" -eq 64 ] || fail "sha256sums.txt has a malformed checksum for $archive"
+  code=$(http_get "$url/$archive" "$tmp/$archive")
+  case $code in
+    200) ;;
+    404) return 3 ;;
+    *) fail "cannot download $url/$archive (HTTP $code); retry, or set the version input to 'source' to build olmlint" ;;
+  esac
+  actual=$(sha256_stdin <"$tmp/$archive")
+  if [ "$actual" != "$expected" ]; then
+    fail "checksum mismatch for $archive: sha256sums.txt says $expected, the download is $actual; refusing to run it"
+  fi
+  log "sha256 $actual verified"
+  mkdir "$tmp/x"
+  case $archive in
+    *.zip) extract_zip "$tmp/$archive" "$tmp/x" || fail "cannot extract $archive" ;;
+    *) tar -xzf "$tmp/$archive" -C "$tmp/x" || fail "cannot extract $archive" ;;
+  esac
+  exe=olmlint
+  case $target in *windows*) exe=olmlint.exe ;; esac
+  bin="$tmp/x/olmlint-$target/$exe"
+  if [ -L "$bin" ] || [ ! -f "$bin" ]; then
+    fail "$archive holds no olmlint-$target/$exe"
+  fi
+  chmod +x "$bin"
+  out=$("$bin" --version 2>/dev/null || true)
+  want="olmlint ${version}"
+  [ "$version" = latest ] && want="olmlint "
+  case $out in
+    "$want"*) ;;
+    *) fail "the downloaded olmlint does not run here or is not version $version (it says: ${out:-nothing})" ;;
+  esac
+  mkdir -p "$root/bin"
+  cp "$bin" "$root/bin/$exe.tmp.$$"
+  mv -f "$root/bin/$exe.tmp.$$" "$root/bin/$exe"
+  log "installed $out ($target) in $root/bin"
+}
+
+need_cargo() {
   command -v cargo >/dev/null 2>&1 ||
-    fail "cargo not found: add a Rust toolchain step before this action (e.g. dtolnay/rust-toolchain), or set OLMLINT_BIN"
-  if [ -z "$version" ]; then
-    log "building olmlint from $(action_path)"
-    cargo install --path "$(action_path)" --locked --force --root "$root" ||
-      fail "cargo install --path $(action_path) failed"
-  elif [ "$version" = "latest" ]; then
+    fail "cargo not found, and olmlint has to be built from source ($*): add a Rust toolchain step before this action (e.g. dtolnay/rust-toolchain), pick a released version, or set OLMLINT_BIN"
+}
+
+build_checkout() {
+  need_cargo "version: source"
+  log "building olmlint from $(action_path)"
+  cargo install --path "$(action_path)" --locked --force --root "$1" ||
+    fail "cargo install --path $(action_path) failed"
+}
+
+build_crate() {
+  local version=$1 root=$2
+  need_cargo "no release archive for this runner"
+  if [ "$version" = latest ]; then
     cargo install olmlint --locked --force --root "$root" || fail "cargo install olmlint failed"
   else
     cargo install olmlint --version "$version" --locked --force --root "$root" ||
       fail "cargo install olmlint --version $version failed"
   fi
-  [ -n "$(installed_bin "$root")" ] || fail "cargo install did not produce $root/bin/olmlint"
-  set_output built true
+}
+
+# The warning shown when a download falls back to a build (the release has no archive here).
+fallback_notice() {
+  if [ "${GITHUB_ACTIONS:-}" = "true" ]; then
+    printf '::warning title=olmlint::%s\n' "$(gh_escape "$*")"
+  else
+    log "warning: $*"
+  fi
+}
+
+cmd_install() {
+  local root=${OLMLINT_INSTALL_ROOT:-} mode=${OLMLINT_INSTALL_MODE:-} rc fresh=true
+  if [ -n "${OLMLINT_BIN:-}" ]; then
+    set_output fresh false
+    return 0
+  fi
+  [ -n "$root" ] || fail "OLMLINT_INSTALL_ROOT is not set (run 'action.sh prepare' first)"
+  [ -n "$mode" ] || fail "OLMLINT_INSTALL_MODE is not set (run 'action.sh prepare' first)"
+  VERSION=${OLMLINT_INSTALL_VERSION:-}
+  TARGET=${OLMLINT_INSTALL_TARGET:-}
+  if [ -n "$(installed_bin "$root")" ] && [ "$mode" != latest ]; then
+    log "using $(installed_bin "$root") (cached)"
+    set_output fresh false
+    return 0
+  fi
+  case $mode in
+    release | latest)
+      rc=0
+      download_release "$VERSION" "$TARGET" "$root" || rc=$?
+      if [ "$rc" -eq 3 ]; then
+        # The release vanished between prepare and install, or lacks this runner's archive:
+        # build, but do not cache the build under the release's key.
+        fresh=false
+        if [ "$mode" = release ] && [ -z "${INPUT_VERSION:-}" ]; then
+          fallback_notice "olmlint release $VERSION has no $(archive_name "$TARGET"): building the action's checkout from source"
+          build_checkout "$root"
+        else
+          fallback_notice "olmlint release $VERSION has no $(archive_name "$TARGET"): building the crate from source"
+          build_crate "$VERSION" "$root"
+        fi
+      elif [ "$rc" -ne 0 ]; then
+        fail "download failed"
+      fi
+      ;;
+    source) build_checkout "$root" ;;
+    crate)
+      fallback_notice "no olmlint release archive for this runner or version: building crate $VERSION from source"
+      build_crate "$VERSION" "$root"
+      ;;
+    *) fail "unknown install mode '$mode'" ;;
+  esac
+  [ -n "$(installed_bin "$root")" ] || fail "the install did not produce $root/bin/olmlint"
+  set_output fresh "$fresh"
 }
 
 # --- lint ------------------------------------------------------------------------------------
@@ -275,14 +569,8 @@ cmd_lint() {
       ;;
   esac
 
-  if [ -n "${RUNNER_TEMP:-}" ]; then
-    tmp="$RUNNER_TEMP/olmlint-action-$$"
-    mkdir -p "$tmp"
-  else
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/olmlint-action.XXXXXX")
-  fi
-  # shellcheck disable=SC2064 # expand $tmp now
-  trap "rm -rf '$tmp'" EXIT
+  new_scratch
+  tmp=$SCRATCH_DIR
 
   # Run 1: JSON for the counts and the exit code; the human report goes to a collapsed group.
   rc_json=0
@@ -355,16 +643,18 @@ case ${1:-run} in
   install) cmd_install ;;
   lint) cmd_lint ;;
   run)
-    if [ -z "${OLMLINT_BIN:-}" ] && [ -z "${OLMLINT_INSTALL_ROOT:-}" ] && ! command -v olmlint >/dev/null 2>&1; then
+    if [ -z "${OLMLINT_BIN:-}" ] &&
+      { [ -n "${OLMLINT_INSTALL_ROOT:-}" ] || ! command -v olmlint >/dev/null 2>&1; }; then
       compute_prepare
-      OLMLINT_INSTALL_ROOT=$INSTALL_ROOT
-      export OLMLINT_INSTALL_ROOT
-    fi
-    if [ -z "${OLMLINT_BIN:-}" ] && [ -n "${OLMLINT_INSTALL_ROOT:-}" ]; then
+      OLMLINT_INSTALL_ROOT=${OLMLINT_INSTALL_ROOT:-$INSTALL_ROOT}
+      OLMLINT_INSTALL_MODE=$MODE
+      OLMLINT_INSTALL_VERSION=$VERSION
+      OLMLINT_INSTALL_TARGET=$TARGET
+      export OLMLINT_INSTALL_ROOT OLMLINT_INSTALL_MODE OLMLINT_INSTALL_VERSION OLMLINT_INSTALL_TARGET
       cmd_install
     fi
     cmd_lint
     ;;
-  -h | --help) sed -n '2,30p' "${BASH_SOURCE[0]}" ;;
+  -h | --help) sed -n '2,36p' "${BASH_SOURCE[0]}" ;;
   *) fail "unknown command '$1' (prepare, install, lint or none)" ;;
 esac

@@ -40,6 +40,19 @@ pub enum Command {
         /// Rule ID (OLM201) or name (constraint-decode).
         rule: String,
     },
+    /// Print a shell completion script: `olmlint completions bash > /etc/bash_completion.d/olmlint`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff: `olmlint man | man -l -`), or with --dir write one page per
+    /// command (olmlint.1, olmlint-lint.1, ...) into a directory.
+    Man {
+        /// Write the pages into this directory (created if missing) instead of printing olmlint.1.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -373,6 +386,36 @@ pub fn run(cli: Cli) -> i32 {
         },
         Command::Lint(args) => lint(args),
         Command::Resolve(args) => resolve(&args),
+        Command::Completions { shell } => {
+            let mut out = std::io::stdout().lock();
+            crate::generate::completions(shell, &mut out);
+            0
+        }
+        Command::Man { dir: None } => {
+            let mut out = std::io::stdout().lock();
+            match crate::generate::man_page(&mut out) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("olmlint: cannot write the man page: {e}");
+                    2
+                }
+            }
+        }
+        Command::Man { dir: Some(dir) } => match crate::generate::man_pages_to(&dir) {
+            Ok(files) => {
+                for f in files {
+                    eprintln!("wrote {}", f.display());
+                }
+                0
+            }
+            Err(e) => {
+                eprintln!(
+                    "olmlint: cannot write the man pages into {}: {e}",
+                    dir.display()
+                );
+                2
+            }
+        },
         Command::Schema { name: None } => {
             for (name, _) in crate::model::schema::SCHEMAS {
                 println!("{name}");

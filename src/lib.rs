@@ -19,6 +19,7 @@ pub mod config;
 pub mod diag;
 pub mod findings;
 pub mod fix;
+pub mod generate;
 pub mod git;
 pub mod io;
 pub mod lint;

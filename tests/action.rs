@@ -100,7 +100,10 @@ fn action_in(cwd: &Path, cmd: Option<&str>, env: &[(&str, &str)], tmp: &Path) ->
         .env("GITHUB_STEP_SUMMARY", &summary)
         .env("GITHUB_ACTION_PATH", root())
         .env("RUNNER_TEMP", tmp)
-        .env("OLMLINT_BIN", env!("CARGO_BIN_EXE_olmlint"));
+        .env("OLMLINT_BIN", env!("CARGO_BIN_EXE_olmlint"))
+        // Never the network: a test that downloads names its local server; any other download
+        // is refused at once by a closed port on loopback.
+        .env("OLMLINT_RELEASES_URL", "http://127.0.0.1:9/releases");
     for (k, v) in env {
         if v.is_empty() && k.starts_with("OLMLINT_") {
             c.env_remove(k);
@@ -543,60 +546,504 @@ fn context_input_is_honest() {
     assert!(!run.stdout.contains("the context input was not used"));
 }
 
+/// A static file server for fake releases on 127.0.0.1 (an ephemeral port): GET and HEAD of the
+/// files under its directory, 404 for anything else. It records every request path and stops
+/// when dropped. Each connection is closed after one response.
+struct Server {
+    url: String,
+    requests: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    fn start(dir: &Path) -> Server {
+        use std::io::{Read, Write};
+        use std::sync::atomic::Ordering;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (dir, log, halt) = (dir.to_path_buf(), requests.clone(), stop.clone());
+        let handle = std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if halt.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(mut stream) = stream else { continue };
+                let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 65536 {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&head).to_string();
+                let mut words = head.split_whitespace();
+                let (method, path) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+                log.lock().unwrap().push(format!("{method} {path}"));
+                let file = dir.join(path.trim_start_matches('/'));
+                let body = if path.split('/').any(|c| c == "..") {
+                    None
+                } else {
+                    std::fs::read(&file).ok()
+                };
+                let response = match &body {
+                    Some(b) => format!(
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n",
+                        b.len()
+                    ),
+                    None => "HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\nConnection: close\r\n\r\nNot Found".to_string(),
+                };
+                let _ = stream.write_all(response.as_bytes());
+                if let (Some(b), "GET") = (&body, method) {
+                    let _ = stream.write_all(b);
+                }
+            }
+        });
+        Server {
+            url,
+            requests,
+            stop,
+            handle: Some(handle),
+        }
+    }
+
+    fn releases(&self) -> String {
+        format!("{}/releases", self.url)
+    }
+
+    /// The requests so far, forgotten.
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.requests.lock().unwrap())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = std::net::TcpStream::connect(self.url.trim_start_matches("http://"));
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+const LINUX_X64: &str = "x86_64-unknown-linux-musl";
+
+/// A fake release `dir` (download/v<version>/ and latest/download/ under `root`) holding the
+/// archives of `targets`, each packed by scripts/package-release.sh from the binary under test,
+/// and the sha256sums.txt of them — with the checksum of the first target replaced by `forged`.
+fn fake_release(root: &Path, version: &str, targets: &[&str], forged: Option<&str>) {
+    for dir in [format!("download/v{version}"), "latest/download".into()] {
+        let dir = root.join("releases").join(dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut sums = String::new();
+        for (i, target) in targets.iter().enumerate() {
+            let out = Command::new("bash")
+                .arg(root_path("scripts/package-release.sh"))
+                .args([target, env!("CARGO_BIN_EXE_olmlint")])
+                .arg(&dir)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let line = std::fs::read_to_string(dir.join(format!("olmlint-{target}.tar.gz.sha256")))
+                .unwrap();
+            match (i, forged) {
+                (0, Some(sum)) => {
+                    sums.push_str(&format!("{sum}  olmlint-{target}.tar.gz\n"));
+                }
+                _ => sums.push_str(&line),
+            }
+        }
+        std::fs::write(dir.join("sha256sums.txt"), sums).unwrap();
+    }
+}
+
+fn root_path(p: &str) -> PathBuf {
+    root().join(p)
+}
+
+/// A `cargo` stand-in first on PATH: records its arguments in `<dir>/cargo.log` and "builds"
+/// by copying the binary under test to `<--root>/bin/olmlint`.
+fn fake_cargo(dir: &Path) -> String {
+    let bin = dir.join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = format!(
+        "#!/usr/bin/env bash\nprintf '%s\\n' \"$*\" >>'{log}'\nroot=\nwhile [ $# -gt 0 ]; do\n  \
+         if [ \"$1\" = --root ]; then root=$2; fi\n  shift\ndone\nmkdir -p \"$root/bin\"\n\
+         cp '{olmlint}' \"$root/bin/olmlint\"\n",
+        log = dir.join("cargo.log").display(),
+        olmlint = env!("CARGO_BIN_EXE_olmlint"),
+    );
+    let path = bin.join("cargo");
+    std::fs::write(&path, script).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn cargo_log(dir: &Path) -> String {
+    std::fs::read_to_string(dir.join("cargo.log")).unwrap_or_default()
+}
+
+/// `prepare` then `install` as action.yml chains them (prepare's outputs become install's
+/// environment); returns both runs.
+fn prepare_install(env: &[(&str, &str)], tmp: &Path) -> (Run, Run) {
+    let p = action(Some("prepare"), env, tmp);
+    if p.code != 0 {
+        return (p, Run::empty());
+    }
+    let mut e: Vec<(&str, &str)> = env.to_vec();
+    e.push(("OLMLINT_INSTALL_ROOT", &p.outputs["install-root"]));
+    e.push(("OLMLINT_INSTALL_MODE", &p.outputs["mode"]));
+    e.push(("OLMLINT_INSTALL_VERSION", &p.outputs["version"]));
+    e.push(("OLMLINT_INSTALL_TARGET", &p.outputs["target"]));
+    let i = action(Some("install"), &e, tmp);
+    (p, i)
+}
+
+impl Run {
+    fn empty() -> Run {
+        Run {
+            code: -1,
+            stdout: String::new(),
+            stderr: String::new(),
+            outputs: BTreeMap::new(),
+            summary: String::new(),
+        }
+    }
+    fn all(&self) -> String {
+        format!("{}{}", self.stdout, self.stderr)
+    }
+}
+
+struct Download {
+    tmp: tempfile::TempDir,
+    server: Server,
+    path: String,
+    releases: String,
+    cache: String,
+}
+
+impl Download {
+    /// A fake release of `version` with archives for `targets` (the first one's checksum
+    /// `forged` when given), a server for it, a tool cache and a fake cargo.
+    fn new(version: &str, targets: &[&str], forged: Option<&str>) -> Download {
+        let tmp = tempfile::tempdir().unwrap();
+        let site = tmp.path().join("site");
+        fake_release(&site, version, targets, forged);
+        let server = Server::start(&site);
+        let path = fake_cargo(tmp.path());
+        let releases = server.releases();
+        let cache = tmp.path().join("toolcache").to_str().unwrap().to_string();
+        Download {
+            tmp,
+            server,
+            path,
+            releases,
+            cache,
+        }
+    }
+
+    fn env<'a>(&'a self, version: &'a str, os: &'a str, arch: &'a str) -> Vec<(&'a str, &'a str)> {
+        vec![
+            ("OLMLINT_BIN", ""),
+            ("INPUT_VERSION", version),
+            ("RUNNER_TOOL_CACHE", &self.cache),
+            ("RUNNER_OS", os),
+            ("RUNNER_ARCH", arch),
+            ("OLMLINT_RELEASES_URL", &self.releases),
+            ("PATH", &self.path),
+        ]
+    }
+}
+
+#[test]
+fn download_with_the_right_checksum_is_installed_and_cached() {
+    if !bash_available() {
+        return;
+    }
+    let d = Download::new(VERSION, &[LINUX_X64, "aarch64-apple-darwin"], None);
+    // The default (empty) version is the action's own: its Cargo.toml's.
+    for version in ["", VERSION, &format!("v{VERSION}")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path().join("toolcache");
+        let mut env = d.env(version, "Linux", "X64");
+        let cache = cache.to_str().unwrap();
+        env[2] = ("RUNNER_TOOL_CACHE", cache);
+        let (p, i) = prepare_install(&env, tmp.path());
+        assert_eq!(p.code, 0);
+        assert_eq!(p.outputs["mode"], "release");
+        assert_eq!(p.outputs["version"], VERSION);
+        assert_eq!(p.outputs["target"], LINUX_X64);
+        assert_eq!(
+            p.outputs["cache-key"],
+            format!("olmlint-action-Linux-X64-release-{VERSION}")
+        );
+        assert_eq!(i.code, 0, "{}", i.all());
+        assert_eq!(i.outputs["fresh"], "true");
+        assert!(i.stderr.contains("verified"), "{}", i.stderr);
+        let requests = d.server.take();
+        assert!(
+            requests.contains(&format!(
+                "GET /releases/download/v{VERSION}/olmlint-{LINUX_X64}.tar.gz"
+            )),
+            "{requests:?}"
+        );
+        let bin = Path::new(&p.outputs["install-root"]).join("bin/olmlint");
+        let out = Command::new(&bin).arg("--version").output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            format!("olmlint {VERSION}")
+        );
+        assert_eq!(cargo_log(d.tmp.path()), "", "nothing was built");
+
+        // The lint step runs the downloaded binary.
+        let mut e = env.clone();
+        e.push(("OLMLINT_INSTALL_ROOT", &p.outputs["install-root"]));
+        e.push(("INPUT_PATHS", "fixtures/catalogs/broken-graph"));
+        let r = action(Some("lint"), &e, tmp.path());
+        assert_eq!(r.code, 1);
+        assert!(r
+            .stdout
+            .contains("::error file=fixtures/catalogs/broken-graph/"));
+
+        // Again on the same runner (or after the cache was restored): nothing is downloaded.
+        let (_, again) = prepare_install(&env, tmp.path());
+        assert_eq!(again.code, 0);
+        assert_eq!(again.outputs["fresh"], "false");
+        assert!(again.stderr.contains("(cached)"), "{}", again.stderr);
+        let requests = d.server.take();
+        assert!(
+            requests.iter().all(|r| !r.contains(".tar.gz")),
+            "{requests:?}"
+        );
+    }
+
+    // macOS on Apple silicon gets its own archive.
+    let tmp = tempfile::tempdir().unwrap();
+    let (p, i) = prepare_install(&d.env(VERSION, "macOS", "ARM64"), tmp.path());
+    assert_eq!(p.outputs["target"], "aarch64-apple-darwin");
+    assert_eq!(i.code, 0, "{}", i.all());
+    assert!(d.server.take().contains(&format!(
+        "GET /releases/download/v{VERSION}/olmlint-aarch64-apple-darwin.tar.gz"
+    )));
+
+    // `latest`: the newest release's archive, not cached.
+    let tmp = tempfile::tempdir().unwrap();
+    let (p, i) = prepare_install(&d.env("latest", "Linux", "X64"), tmp.path());
+    assert_eq!(p.outputs["mode"], "latest");
+    assert_eq!(p.outputs["cache-key"], "");
+    assert_eq!(i.code, 0, "{}", i.all());
+    assert!(d.server.take().contains(&format!(
+        "GET /releases/latest/download/olmlint-{LINUX_X64}.tar.gz"
+    )));
+}
+
+#[test]
+fn download_with_a_wrong_checksum_fails_and_never_falls_back() {
+    if !bash_available() {
+        return;
+    }
+    let forged = "0".repeat(64);
+    let d = Download::new(VERSION, &[LINUX_X64], Some(&forged));
+    for version in ["", VERSION] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (p, i) = prepare_install(&d.env(version, "Linux", "X64"), tmp.path());
+        assert_eq!(p.outputs["mode"], "release");
+        assert_eq!(i.code, 2, "{}", i.all());
+        assert!(
+            i.stdout
+                .contains("::error title=olmlint::checksum mismatch"),
+            "{}",
+            i.stdout
+        );
+        assert!(i.stdout.contains(&forged), "{}", i.stdout);
+        assert!(!i.outputs.contains_key("fresh"));
+        assert!(!Path::new(&p.outputs["install-root"])
+            .join("bin/olmlint")
+            .exists());
+        assert_eq!(
+            cargo_log(d.tmp.path()),
+            "",
+            "a mismatch never builds instead"
+        );
+    }
+}
+
+#[test]
+fn missing_release_or_asset_builds_from_source() {
+    if !bash_available() {
+        return;
+    }
+    // The release exists, with no archive for Windows on x64.
+    let d = Download::new(VERSION, &[LINUX_X64], None);
+    let tmp = tempfile::tempdir().unwrap();
+    let (p, i) = prepare_install(&d.env(VERSION, "Windows", "X64"), tmp.path());
+    assert_eq!(p.outputs["mode"], "release");
+    assert_eq!(p.outputs["target"], "x86_64-pc-windows-msvc");
+    assert_eq!(i.code, 0, "{}", i.all());
+    assert!(
+        i.stdout.contains("::warning title=olmlint::"),
+        "{}",
+        i.stdout
+    );
+    assert!(
+        i.stdout.contains("olmlint-x86_64-pc-windows-msvc.zip"),
+        "{}",
+        i.stdout
+    );
+    // An explicit version builds that crate; the build is not cached as the release.
+    assert_eq!(
+        cargo_log(d.tmp.path()).trim(),
+        format!(
+            "install olmlint --version {VERSION} --locked --force --root {}",
+            p.outputs["install-root"]
+        )
+    );
+    assert_eq!(i.outputs["fresh"], "false");
+
+    // No such release: decided in prepare, so the build is cached under its own key.
+    let tmp = tempfile::tempdir().unwrap();
+    let d = Download::new(VERSION, &[LINUX_X64], None);
+    let (p, i) = prepare_install(&d.env("9.9.9", "Linux", "X64"), tmp.path());
+    assert_eq!(p.outputs["mode"], "crate");
+    assert_eq!(
+        p.outputs["cache-key"],
+        "olmlint-action-Linux-X64-crate-9.9.9"
+    );
+    assert_eq!(i.code, 0, "{}", i.all());
+    assert_eq!(i.outputs["fresh"], "true");
+    assert!(cargo_log(d.tmp.path()).starts_with("install olmlint --version 9.9.9 --locked"));
+    assert_eq!(
+        d.server.take(),
+        ["HEAD /releases/download/v9.9.9/sha256sums.txt"]
+    );
+
+    // The default version with no release yet (an unreleased commit): the action's checkout.
+    let empty = tempfile::tempdir().unwrap();
+    let server = Server::start(empty.path());
+    let tmp = tempfile::tempdir().unwrap();
+    let releases = server.releases();
+    let mut env = d.env("", "Linux", "X64");
+    env[5] = ("OLMLINT_RELEASES_URL", &releases);
+    let (p, i) = prepare_install(&env, tmp.path());
+    assert_eq!(p.outputs["mode"], "source");
+    assert!(p.outputs["cache-key"].contains("-lock-"), "{:?}", p.outputs);
+    assert_eq!(i.code, 0, "{}", i.all());
+    let log = cargo_log(d.tmp.path());
+    assert!(
+        log.lines().last().unwrap().starts_with(&format!(
+            "install --path {} --locked --force --root",
+            root().display()
+        )),
+        "{log}"
+    );
+}
+
+#[test]
+fn unsupported_platform_builds_from_source_without_asking_the_server() {
+    if !bash_available() {
+        return;
+    }
+    let d = Download::new(VERSION, &[LINUX_X64], None);
+    for (os, arch) in [("Linux", "ARM"), ("Windows", "ARM64"), ("FreeBSD", "X64")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path().join("toolcache");
+        let mut env = d.env("", os, arch);
+        env[2] = ("RUNNER_TOOL_CACHE", cache.to_str().unwrap());
+        let (p, i) = prepare_install(&env, tmp.path());
+        assert_eq!(p.code, 0);
+        assert_eq!(p.outputs["mode"], "source", "{os}/{arch}");
+        assert_eq!(p.outputs["target"], "");
+        assert!(
+            p.stderr.contains("no olmlint release archive"),
+            "{}",
+            p.stderr
+        );
+        assert_eq!(i.code, 0, "{}", i.all());
+        assert_eq!(i.outputs["fresh"], "true");
+    }
+    assert!(d.server.take().is_empty(), "nothing asked of the server");
+    assert_eq!(cargo_log(d.tmp.path()).lines().count(), 3);
+    // An explicit version on an unsupported platform: that crate.
+    let tmp = tempfile::tempdir().unwrap();
+    let (p, i) = prepare_install(&d.env(VERSION, "Linux", "ARM"), tmp.path());
+    assert_eq!(p.outputs["mode"], "crate");
+    assert_eq!(i.code, 0, "{}", i.all());
+    assert!(cargo_log(d.tmp.path())
+        .lines()
+        .last()
+        .unwrap()
+        .starts_with(&format!("install olmlint --version {VERSION}")));
+}
+
 #[test]
 fn prepare_and_install() {
     if !bash_available() {
         return;
     }
+    let d = Download::new(VERSION, &[LINUX_X64], None);
     let tmp = tempfile::tempdir().unwrap();
-    let tool_cache = tmp.path().join("toolcache");
-    let tc = tool_cache.to_str().unwrap();
-    let env = |version: &'static str| {
-        vec![
-            ("OLMLINT_BIN", ""),
-            ("INPUT_VERSION", version),
-            ("RUNNER_TOOL_CACHE", tc),
-            ("RUNNER_OS", "Linux"),
-            ("RUNNER_ARCH", "X64"),
-        ]
-    };
-    // Default: build the checkout; the key names the Cargo.lock hash and is stable.
-    let a = action(Some("prepare"), &env(""), tmp.path());
+    // `source`: build the checkout; the key names the Cargo.lock hash and is stable.
+    let a = action(
+        Some("prepare"),
+        &d.env("source", "Linux", "X64"),
+        tmp.path(),
+    );
     assert_eq!(a.code, 0);
+    assert_eq!(a.outputs["mode"], "source");
     let key = a.outputs["cache-key"].clone();
     assert!(key.starts_with("olmlint-action-Linux-X64-lock-"), "{key}");
     assert!(key.contains("-src-"), "{key}");
-    let b = action(Some("prepare"), &env(""), tmp.path());
+    let b = action(
+        Some("prepare"),
+        &d.env("source", "Linux", "X64"),
+        tmp.path(),
+    );
     assert_eq!(b.outputs["cache-key"], key);
     let install_root = a.outputs["install-root"].clone();
-    assert!(install_root.starts_with(tc), "{install_root}");
+    assert!(install_root.starts_with(&d.cache), "{install_root}");
+    assert!(d.server.take().is_empty(), "`source` asks no server");
 
-    // A crates.io version: its own key; `latest` is not cached; junk is refused.
-    let v = action(Some("prepare"), &env("1.2.3"), tmp.path());
-    assert_eq!(
-        v.outputs["cache-key"],
-        "olmlint-action-Linux-X64-crate-1.2.3"
-    );
-    let l = action(Some("prepare"), &env("latest"), tmp.path());
-    assert_eq!(l.outputs["cache-key"], "");
-    let bad = action(Some("prepare"), &env("1.0; echo pwned"), tmp.path());
-    assert_eq!(bad.code, 2);
+    // Junk is refused before anything runs.
+    for bad in ["1.0; echo pwned", "../1.0.0", "main", "1"] {
+        let r = action(Some("prepare"), &d.env(bad, "Linux", "X64"), tmp.path());
+        assert_eq!(r.code, 2, "{bad}");
+    }
+    assert!(d.server.take().is_empty());
 
     // OLMLINT_BIN: nothing to cache or build.
     let o = action(Some("prepare"), &[], tmp.path());
     assert_eq!(o.outputs["cache-key"], "");
     let o = action(Some("install"), &[], tmp.path());
-    assert_eq!(o.outputs["built"], "false");
+    assert_eq!(o.outputs["fresh"], "false");
 
-    // A restored cache: install finds bin/olmlint and builds nothing; lint uses it.
-    let bin = Path::new(&install_root).join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::fs::copy(env!("CARGO_BIN_EXE_olmlint"), bin.join("olmlint")).unwrap();
-    let mut e = env("");
+    // `source` builds with cargo; a restored cache builds nothing and lint uses it.
+    let (_, i) = prepare_install(&d.env("source", "Linux", "X64"), tmp.path());
+    assert_eq!(i.code, 0, "{}", i.all());
+    assert_eq!(i.outputs["fresh"], "true");
+    assert_eq!(cargo_log(d.tmp.path()).lines().count(), 1);
+    let (_, i) = prepare_install(&d.env("source", "Linux", "X64"), tmp.path());
+    assert_eq!(i.outputs["fresh"], "false");
+    assert_eq!(cargo_log(d.tmp.path()).lines().count(), 1, "cached");
+    let mut e = d.env("source", "Linux", "X64");
     e.push(("OLMLINT_INSTALL_ROOT", &install_root));
-    let i = action(Some("install"), &e, tmp.path());
-    assert_eq!(i.code, 0);
-    assert_eq!(i.outputs["built"], "false");
     e.push(("INPUT_PATHS", "fixtures/catalogs/broken-graph"));
     let r = action(Some("lint"), &e, tmp.path());
     assert_eq!(r.code, 1);

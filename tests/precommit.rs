@@ -1,193 +1,14 @@
 //! The pre-commit integration, run for real: pre-commit from PyPI in a virtualenv cached under
 //! target/, a throwaway git repository with a catalog, hooks that run the olmlint under test.
 //! The `language: rust` hook would compile the whole crate inside the test, so its fields are
-//! checked statically; the `language: system` hooks run.
+//! checked statically; the `language: system` hooks run. The `language: python` hook
+//! (`olmlint-pypi`) needs the wheel, so it runs in tests/wheel.rs, which builds it.
 
+mod common;
+
+use common::precommit::*;
 use serde_json::Value as Json;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
-
-/// Pinned so that runs are reproducible; the cached venv is upgraded when this changes.
-const PRE_COMMIT: &str = "4.7.0";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn have(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-/// `pre-commit` from a virtualenv in target/tmp, created once (and reused across runs).
-fn pre_commit() -> Option<&'static Path> {
-    static VENV: OnceLock<Option<PathBuf>> = OnceLock::new();
-    VENV.get_or_init(|| {
-        for tool in ["python3", "git"] {
-            if !have(tool) {
-                eprintln!("SKIPPED: {tool} is not installed; the pre-commit hooks cannot be run");
-                return None;
-            }
-        }
-        let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("precommit-venv");
-        let bin = venv.join(if cfg!(windows) { "Scripts" } else { "bin" });
-        let exe = bin.join(if cfg!(windows) {
-            "pre-commit.exe"
-        } else {
-            "pre-commit"
-        });
-        let version = || {
-            Command::new(&exe)
-                .arg("--version")
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        };
-        if version().as_deref() != Some(&format!("pre-commit {PRE_COMMIT}")) {
-            let started = std::time::Instant::now();
-            if !bin.join("pip").exists() && !bin.join("pip.exe").exists() {
-                let _ = std::fs::remove_dir_all(&venv);
-                let out = Command::new("python3")
-                    .args(["-m", "venv"])
-                    .arg(&venv)
-                    .output()
-                    .unwrap();
-                assert!(out.status.success(), "python3 -m venv: {}", text(&out));
-            }
-            let out = Command::new(bin.join("python"))
-                .args([
-                    "-m",
-                    "pip",
-                    "install",
-                    "-q",
-                    "--disable-pip-version-check",
-                    &format!("pre-commit=={PRE_COMMIT}"),
-                ])
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "pip install pre-commit: {}",
-                text(&out)
-            );
-            eprintln!(
-                "installed pre-commit {PRE_COMMIT} in {} ({:.1}s)",
-                venv.display(),
-                started.elapsed().as_secs_f64()
-            );
-        }
-        assert_eq!(
-            version().as_deref(),
-            Some(format!("pre-commit {PRE_COMMIT}").as_str())
-        );
-        Some(exe)
-    })
-    .as_deref()
-}
-
-/// A command isolated from the user's git and pre-commit configuration.
-fn cmd(program: impl AsRef<std::ffi::OsStr>, dir: &Path, home: &Path) -> Command {
-    let mut c = Command::new(program);
-    for (k, _) in std::env::vars_os() {
-        let k = k.to_string_lossy();
-        if k.starts_with("GIT_") || k.starts_with("PRE_COMMIT") || k == "SKIP" {
-            c.env_remove(&*k);
-        }
-    }
-    let gitconfig = home.join("gitconfig");
-    if !gitconfig.exists() {
-        std::fs::write(&gitconfig, "").unwrap();
-    }
-    c.current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", &gitconfig)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("PRE_COMMIT_HOME", home.join("pre-commit-home"))
-        .env("PRE_COMMIT_COLOR", "never")
-        .env("NO_COLOR", "1");
-    c
-}
-
-fn git(dir: &Path, home: &Path, args: &[&str]) -> Output {
-    let out = cmd("git", dir, home).args(args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out));
-    out
-}
-
-fn commit(dir: &Path, home: &Path, message: &str) -> Output {
-    git(dir, home, &["add", "-A"]);
-    cmd("git", dir, home)
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "-m",
-            message,
-        ])
-        .output()
-        .unwrap()
-}
-
-fn commit_count(dir: &Path, home: &Path) -> usize {
-    let out = cmd("git", dir, home)
-        .args(["rev-list", "--count", "HEAD"])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .unwrap_or(0)
-}
-
-const CATALOG: &str = "catalog/foo/catalog.yaml";
-
-/// The valid fixture plus a new release `foo.v2.1.0` whose olm.package version is `version`.
-fn release(version: &str) -> String {
-    let base = std::fs::read_to_string(root().join("fixtures/catalogs/valid/catalog.yaml"))
-        .unwrap()
-        .replace(
-            "    skipRange: \">=0.9.0 <2.0.0\"\n",
-            "    skipRange: \">=0.9.0 <2.0.0\"\n  - name: foo.v2.1.0\n    replaces: foo.v2.0.0\n",
-        );
-    assert!(base.contains("foo.v2.1.0"), "fixture layout changed");
-    format!(
-        "{}\n---\nschema: olm.bundle\npackage: foo\nname: foo.v2.1.0\n\
-         image: quay.io/example/foo-bundle:v2.1.0\nproperties:\n  - type: olm.package\n    \
-         value: {{packageName: foo, version: {version}}}\n  - type: olm.gvk\n    \
-         value: {{group: example.com, kind: Gadget, version: v1}}\n",
-        base.trim_end()
-    )
-}
-
-/// A git repository holding catalog/foo/catalog.yaml (the valid fixture) and `config` as
-/// .pre-commit-config.yaml, plus a non-catalog workflow file.
-fn consumer_repo(dir: &Path, home: &Path, config: &str) {
-    git(dir, home, &["init", "-q"]);
-    let cat = dir.join(CATALOG);
-    std::fs::create_dir_all(cat.parent().unwrap()).unwrap();
-    std::fs::copy(root().join("fixtures/catalogs/valid/catalog.yaml"), &cat).unwrap();
-    std::fs::create_dir_all(dir.join(".github/workflows")).unwrap();
-    std::fs::write(
-        dir.join(".github/workflows/ci.yaml"),
-        "on: push\njobs: {}\n",
-    )
-    .unwrap();
-    std::fs::write(dir.join(".pre-commit-config.yaml"), config).unwrap();
-}
+use std::path::Path;
 
 /// A `repo: local` hook running the olmlint under test with `--only-files` on `catalog/`.
 fn local_hook_config() -> String {
@@ -401,11 +222,16 @@ fn hooks_manifest_fields() {
             .unwrap()
             .clone()
     };
-    let (rust, system) = (find("olmlint"), find("olmlint-system"));
-    assert_eq!(hooks.len(), 2);
+    let (rust, system, pypi) = (
+        find("olmlint"),
+        find("olmlint-system"),
+        find("olmlint-pypi"),
+    );
+    assert_eq!(hooks.len(), 3);
     assert_eq!(rust["language"], "rust");
     assert_eq!(system["language"], "system");
-    for h in [&rust, &system] {
+    assert_eq!(pypi["language"], "python");
+    for h in [&rust, &system, &pypi] {
         for key in ["id", "name", "entry", "language"] {
             assert!(h[key].as_str().is_some_and(|s| !s.is_empty()), "{key}");
         }
@@ -417,12 +243,37 @@ fn hooks_manifest_fields() {
         assert_eq!(h["minimum_pre_commit_version"], "2.9.0");
     }
     // Same behaviour whichever way olmlint is installed.
-    for (k, v) in &rust {
-        if !["id", "language", "description"].contains(&k.as_str()) {
-            assert_eq!(system.get(k), Some(v), "`{k}` differs between the hooks");
+    for other in [&system, &pypi] {
+        for (k, v) in &rust {
+            if !["id", "language", "description"].contains(&k.as_str()) {
+                assert_eq!(other.get(k), Some(v), "`{k}` differs between the hooks");
+            }
         }
+        assert_eq!(rust.len(), other.len());
     }
-    assert_eq!(rust.len(), system.len());
+
+    // `language: python` runs `pip install .` in this repository: the root pyproject.toml must
+    // be the shim depending on the wheel of this very version (never a maturin build, which
+    // would compile), and the wheel's own project lives in pypi/.
+    let version = env!("CARGO_PKG_VERSION");
+    let shim = std::fs::read_to_string(root().join("pyproject.toml")).unwrap();
+    assert!(
+        shim.contains("build-backend = \"setuptools.build_meta\""),
+        "{shim}"
+    );
+    assert!(
+        !shim.contains("maturin"),
+        "pip install . must not compile: {shim}"
+    );
+    assert!(shim.contains(&format!("version = \"{version}\"")), "{shim}");
+    assert!(shim.contains(&format!("\"olmlint=={version}\"")), "{shim}");
+    let wheel = std::fs::read_to_string(root().join("pypi/pyproject.toml")).unwrap();
+    assert!(wheel.contains("build-backend = \"maturin\""), "{wheel}");
+    assert!(wheel.contains("bindings = \"bin\""), "{wheel}");
+    assert!(
+        wheel.contains("manifest-path = \"../Cargo.toml\""),
+        "{wheel}"
+    );
 
     // `language: rust` runs `cargo install --bins --path <repo>`: the repository root must be
     // a crate with an `olmlint` binary, which the entry names.

@@ -2,6 +2,9 @@
 // Each test crate includes this module and uses only some of it.
 #![allow(dead_code)]
 
+pub mod precommit;
+pub mod venv;
+
 use serde_json::Value;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
