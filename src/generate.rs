@@ -37,7 +37,10 @@ pub fn man_pages_to(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
             .unwrap_or_else(|| cmd.get_name())
             .to_string();
         let mut text = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut text)?;
+        // Every page's footer names the program and its version (subcommands have none).
+        clap_mangen::Man::new(cmd)
+            .source(concat!("olmlint ", env!("CARGO_PKG_VERSION")))
+            .render(&mut text)?;
         let path = dir.join(format!("{name}.1"));
         crate::io::write_atomic(&path, &text)?;
         written.push(path);
