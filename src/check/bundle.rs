@@ -330,7 +330,7 @@ fn entries_without_bundles(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut missing: BTreeMap<&str, BTreeMap<&str, Vec<Site<'_>>>> = BTreeMap::new();
     for c in &ctx.catalog.channels {
         let pkg = c.package.map_or("", |p| p.value);
-        if !ctx.index.packages.contains_key(pkg) || !ctx.complete_for(pkg) {
+        if !ctx.index.packages.contains_key(pkg) || !ctx.bundles_known(pkg) {
             continue;
         }
         for e in &c.entries {

@@ -144,7 +144,7 @@ fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
         // A bundle directory's `replaces` is OLM802's; its `skips` naming bundles removed
         // from the repository long ago are the norm there, not a typo.
         let from_directory = entries.first().is_some_and(|e| e.from_directory);
-        if !from_directory && ctx.complete_for(c.package.map_or("", |p| p.value)) {
+        if !from_directory && ctx.bundles_known(c.package.map_or("", |p| p.value)) {
             replaces_missing(ctx, c, &entries, &by_name, tail, out);
         }
         dangling(ctx, c, &entries, head, &reported_stranded, out);

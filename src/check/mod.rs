@@ -14,6 +14,7 @@ pub mod operators;
 pub mod package;
 pub mod properties;
 pub mod ranges;
+pub mod template;
 pub mod upgrade;
 
 use crate::config::Config;
@@ -82,6 +83,13 @@ impl<'a> Ctx<'a> {
     pub fn complete_for(&self, pkg: &str) -> bool {
         let inc = self.complete.get_or_init(|| Incomplete::of(self));
         !inc.all && !inc.packages.contains(pkg)
+    }
+
+    /// False when some bundles of package `pkg` may be unknown: [`Ctx::complete_for`], or a
+    /// catalog template's bundles that are image references (`Catalog::opaque_packages`).
+    /// Findings that a bundle is *missing* hold back then.
+    pub fn bundles_known(&self, pkg: &str) -> bool {
+        self.complete_for(pkg) && !self.catalog.opaque_packages.contains(pkg)
     }
 
     /// False when any package is incomplete (see [`Ctx::complete_for`]).

@@ -10,6 +10,7 @@ pub mod index;
 pub mod operators;
 pub mod resolution;
 pub mod schema;
+pub mod template;
 
 use crate::diag::{pointer_segment, Diagnostic};
 use crate::load::tree::{Node, Span};
@@ -190,6 +191,10 @@ pub struct Catalog<'a> {
     pub operators: Vec<operators::OperatorDir<'a>>,
     /// What each bundle directory says about its place in the index.
     pub dir_bundles: Vec<operators::DirBundle<'a>>,
+    /// Packages whose bundles are not all known: a catalog template's bundles that are image
+    /// references opm renders from the image (see `model::template`). Checks that something
+    /// is *missing* hold back for them, as for a package that lost objects to a syntax error.
+    pub opaque_packages: std::collections::BTreeSet<String>,
 }
 
 impl<'a> Catalog<'a> {

@@ -5,4 +5,5 @@ pub mod constraint;
 pub mod openshift;
 pub mod range;
 pub mod sat;
+pub mod semver_template;
 pub mod version;

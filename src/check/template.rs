@@ -1,0 +1,823 @@
+//! Catalog templates (OLM901–OLM906): the files maintainers edit in FBC repositories, checked
+//! before `opm alpha render-template` runs.
+//!
+//! - Each template is read as opm reads it (`model::template`: OLM901 basic, OLM902 semver).
+//! - A basic template's entries are a catalog of their own and go through every catalog check,
+//!   with findings at template lines. Its bundles are image references: when the ci.yaml
+//!   `fbc.catalog_mapping` names catalogs whose rendered `catalog.yaml` is loaded, their bundle
+//!   documents stand in for the images; otherwise the checks that need bundle contents are
+//!   skipped for the package, and OLM904 says so.
+//! - A semver template's channels and edges are generated (`semantics::semver_template`) when
+//!   the rendered catalog gives every bundle's version.
+//! - `ci.yaml` ↔ templates ↔ catalogs (OLM905), and rendered catalogs that differ from what
+//!   their template renders today (OLM906, "forgot to run `make catalogs`").
+
+use crate::diag::{Diagnostic, Location, Severity};
+use crate::load::tree::{Node, Span};
+use crate::load::{LoadedFile, Role};
+use crate::model::template::{self, Basic, Body, RenderedBundle, Semver, Template};
+use crate::model::Catalog;
+use crate::semantics::semver_template::{self as gen, Archetype, Stream};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Checks one catalog (the lint stage's per-catalog checks), for a template's entries.
+pub type CheckCatalog<'a> = dyn Fn(Catalog<'a>, usize, String) -> Vec<Diagnostic> + Sync + 'a;
+
+/// Scopes no file has: a template's catalog is checked under one of these.
+const TEMPLATE_SCOPES: usize = usize::MAX / 2;
+
+/// A `fbc.catalog_mapping` item of an operator's ci.yaml.
+struct MapItem<'a> {
+    template: &'a str,
+    template_node: &'a Node,
+    ty: Option<&'a Node>,
+    catalogs: Vec<(&'a str, &'a Node)>,
+}
+
+struct Operator<'a> {
+    /// `operators/<op>`.
+    dir: PathBuf,
+    ci: usize,
+    items: Vec<MapItem<'a>>,
+}
+
+fn display(files: &[LoadedFile], fi: usize) -> String {
+    files
+        .get(fi)
+        .map_or_else(String::new, |f| f.source.display.clone())
+}
+
+/// A path without `.` components, for comparing paths the walk produced.
+fn norm(p: &Path) -> PathBuf {
+    p.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
+fn operators<'a>(files: &'a [LoadedFile], linted: usize) -> Vec<Operator<'a>> {
+    let mut out = Vec::new();
+    for (fi, f) in files.iter().enumerate() {
+        if f.role != Role::OperatorConfig || f.scope >= linted {
+            continue;
+        }
+        let Some(dir) = f.source.path.parent() else {
+            continue;
+        };
+        let root = f
+            .docs
+            .iter()
+            .find(|d| !d.failed)
+            .and_then(|d| d.root.as_ref());
+        let mut items = Vec::new();
+        let mapping = root
+            .and_then(|r| r.get("fbc"))
+            .and_then(|f| f.get("catalog_mapping"))
+            .and_then(Node::as_seq)
+            .unwrap_or(&[]);
+        for item in mapping {
+            let Some(name) = item.get("template_name") else {
+                continue;
+            };
+            let Some(template) = name.as_str() else {
+                continue;
+            };
+            let catalogs = item
+                .get("catalog_names")
+                .and_then(Node::as_seq)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|n| n.as_str().map(|s| (s, n)))
+                .collect();
+            items.push(MapItem {
+                template,
+                template_node: name,
+                ty: item.get("type"),
+                catalogs,
+            });
+        }
+        out.push(Operator {
+            dir: norm(dir),
+            ci: fi,
+            items,
+        });
+    }
+    out
+}
+
+/// Every check of this family; `check` runs the catalog checks on a basic template's catalog.
+pub fn check_all<'a>(
+    files: &'a [LoadedFile],
+    linted: usize,
+    check: &CheckCatalog<'a>,
+) -> Vec<Diagnostic> {
+    let templates: Vec<usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.scope < linted && template::is_template_file(f))
+        .map(|(i, _)| i)
+        .collect();
+    let ops = operators(files, linted);
+    // Rendered catalogs: every loaded catalog file, by path.
+    let by_path: HashMap<PathBuf, usize> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.role == Role::Fbc)
+        .map(|(i, f)| (norm(&f.source.path), i))
+        .collect();
+    let catalogs_loaded = |repo: &Path| {
+        let dir = repo.join("catalogs");
+        by_path.keys().any(|p| p.starts_with(&dir))
+    };
+    let mut out: Vec<Diagnostic> = templates
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(n, &fi)| {
+            let mut diags = Vec::new();
+            let Some(t) = template::read(files, fi, &mut diags) else {
+                return diags;
+            };
+            // The operator that maps this template, and the rendered catalogs it names.
+            let Some(f) = files.get(fi) else {
+                return diags;
+            };
+            let path = norm(&f.source.path);
+            let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            let op = path
+                .parent()
+                .filter(|d| d.file_name().is_some_and(|n| n == "catalog-templates"))
+                .and_then(Path::parent)
+                .and_then(|d| ops.iter().find(|o| o.dir == d));
+            let mut rendered: Vec<(String, usize)> = Vec::new();
+            if let Some(op) = op {
+                let repo = op
+                    .dir
+                    .parent()
+                    .and_then(Path::parent)
+                    .unwrap_or(Path::new(""));
+                let opdir = op.dir.file_name().unwrap_or_default();
+                for item in op.items.iter().filter(|i| i.template == file_name) {
+                    for (cat, _) in &item.catalogs {
+                        let p = repo
+                            .join("catalogs")
+                            .join(cat)
+                            .join(opdir)
+                            .join("catalog.yaml");
+                        if let Some(&ri) = by_path.get(&p) {
+                            rendered.push(((*cat).to_string(), ri));
+                        }
+                    }
+                }
+            }
+            let mut lookup: HashMap<&str, RenderedBundle<'_>> = HashMap::new();
+            for (_, ri) in &rendered {
+                for (k, v) in template::rendered_bundles(files, *ri) {
+                    lookup.entry(k).or_insert(v);
+                }
+            }
+            duplicate_images(&t, &mut diags);
+            match &t.body {
+                Body::Basic(b) => basic(
+                    files,
+                    &t,
+                    b,
+                    &lookup,
+                    &rendered,
+                    TEMPLATE_SCOPES + n,
+                    check,
+                    &mut diags,
+                ),
+                Body::Semver(s) => semver(files, &t, s, &lookup, &rendered, &mut diags),
+            }
+            diags
+        })
+        .collect();
+    for op in &ops {
+        mapping(files, op, &templates, catalogs_loaded, &by_path, &mut out);
+    }
+    out
+}
+
+/// OLM903: the same image twice where opm renders each listing (basic: anywhere; semver: in one
+/// archetype, where opm refuses it as a duplicate bundle name).
+fn duplicate_images(t: &Template<'_>, out: &mut Vec<Diagnostic>) {
+    let groups: Vec<(Option<Archetype>, Vec<&template::ImageRef<'_>>)> = match &t.body {
+        Body::Basic(b) => vec![(None, b.bundles.iter().collect())],
+        Body::Semver(s) => Archetype::ALL
+            .iter()
+            .map(|a| {
+                (
+                    Some(*a),
+                    s.bundles
+                        .iter()
+                        .filter(|(x, _)| x == a)
+                        .map(|(_, r)| r)
+                        .collect(),
+                )
+            })
+            .collect(),
+    };
+    for (arch, refs) in groups {
+        let mut first: HashMap<&str, &template::ImageRef<'_>> = HashMap::new();
+        for r in refs {
+            let Some(prev) = first.get(r.image.value) else {
+                first.insert(r.image.value, r);
+                continue;
+            };
+            let (msg, why) = match arch {
+                None => (
+                    format!("bundle image {} is listed twice", r.image.value),
+                    "opm renders each listing, so the catalog holds the bundle twice and `opm validate` rejects it (package has duplicate bundle)",
+                ),
+                Some(a) => (
+                    format!("duplicate bundle name: image {} is listed twice in {}", r.image.value, a.name()),
+                    "opm refuses the semver template (duplicate bundle name)",
+                ),
+            };
+            out.push(
+                Diagnostic::new("OLM903", msg)
+                    .at(t.doc.file, r.image.node.span)
+                    .pointer(r.pointer.clone())
+                    .related(
+                        "first listed here",
+                        Some(Location {
+                            file: t.doc.file,
+                            span: prev.image.node.span,
+                        }),
+                    )
+                    .help(format!("{why}. Remove this entry.")),
+            );
+        }
+    }
+}
+
+/// The entries item of a basic template holding `span`.
+fn entry_of(b: &Basic<'_>, span: Span) -> Option<usize> {
+    b.entry_spans
+        .iter()
+        .position(|s| s.start() <= span.start() && span.end() <= s.end())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn basic<'a>(
+    files: &'a [LoadedFile],
+    t: &Template<'a>,
+    b: &Basic<'a>,
+    lookup: &HashMap<&'a str, RenderedBundle<'a>>,
+    rendered: &[(String, usize)],
+    scope: usize,
+    check: &CheckCatalog<'a>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let fi = t.doc.file;
+    let mut diags = Vec::new();
+    let (catalog, resolved) = template::basic_catalog(t, b, lookup, &mut diags);
+    let expected = Expected::of_basic(&catalog, b);
+    let name = display(files, fi);
+    diags.extend(check(catalog, scope, name));
+    // Findings in the template get pointers from the template's root; findings on a rendered
+    // bundle move to the template line that lists its image; the rest is the rendered
+    // catalogs' own business (their run reports it).
+    for mut d in diags {
+        let Some(loc) = d.location else {
+            continue;
+        };
+        if loc.file == fi {
+            if let Some(i) = entry_of(b, loc.span) {
+                // The catalog checks point from the entry (a blob of its own).
+                let p = d.pointer.take().unwrap_or_default();
+                d.pointer = Some(format!("/entries/{i}{p}"));
+            }
+            out.push(d);
+            continue;
+        }
+        let Some((r, rb)) = b.bundles.iter().zip(&resolved).find_map(|(r, rb)| {
+            rb.filter(|rb| {
+                rb.doc.file == loc.file
+                    && rb.doc.node.span.start() <= loc.span.start()
+                    && loc.span.end() <= rb.doc.node.span.end()
+            })
+            .map(|rb| (r, rb))
+        }) else {
+            continue;
+        };
+        d.location = Some(Location {
+            file: fi,
+            span: r.image.node.span,
+        });
+        d.pointer = Some(r.pointer.clone());
+        d = d.related(
+            format!("in the rendered catalog ({})", display(files, rb.doc.file)),
+            Some(loc),
+        );
+        out.push(d);
+    }
+    let unresolved: Vec<&template::ImageRef<'_>> = b
+        .bundles
+        .iter()
+        .zip(&resolved)
+        .filter(|(_, r)| r.is_none())
+        .map(|(r, _)| r)
+        .collect();
+    if let Some(first) = unresolved.first() {
+        out.push(skipped(fi, first, unresolved.len(), b.bundles.len(), rendered.is_empty(), "names, versions, properties and dependencies (channel entries naming no bundle, replaces targets, installability, GVKs, version ranges)"));
+    }
+    for (cat, ri) in rendered {
+        drift(files, t, &expected, cat, *ri, out);
+    }
+}
+
+/// OLM904: what could not be checked because the bundles are image references.
+fn skipped(
+    fi: usize,
+    first: &template::ImageRef<'_>,
+    n: usize,
+    total: usize,
+    unmapped: bool,
+    what: &str,
+) -> Diagnostic {
+    let how = if unmapped {
+        "Map the template in the operator's ci.yaml (`fbc.catalog_mapping`) and lint the repository root, so that the rendered `catalogs/<version>/<operator>/catalog.yaml` supplies what each image holds"
+    } else {
+        "Run `make catalogs` so that the rendered catalogs hold these images; olmlint reads what each image holds from them"
+    };
+    Diagnostic::new(
+        "OLM904",
+        format!("{n} of {total} bundles are image references no rendered catalog resolves: checks of their {what} were skipped"),
+    )
+    .at(fi, first.image.node.span)
+    .pointer(first.pointer.clone())
+    .help(format!("opm pulls each image to render the bundle, which olmlint does not do. {how}."))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn semver<'a>(
+    files: &'a [LoadedFile],
+    t: &Template<'a>,
+    s: &Semver<'a>,
+    lookup: &HashMap<&'a str, RenderedBundle<'a>>,
+    rendered: &[(String, usize)],
+    out: &mut Vec<Diagnostic>,
+) {
+    let fi = t.doc.file;
+    let mut inputs = Vec::new();
+    let mut unresolved = Vec::new();
+    let mut package: Option<(&str, &template::ImageRef<'_>)> = None;
+    for (arch, r) in &s.bundles {
+        let Some(rb) = lookup.get(r.image.value) else {
+            unresolved.push(r);
+            continue;
+        };
+        match package {
+            None => package = Some((rb.package, r)),
+            Some((p, _)) if p != rb.package => out.push(
+                Diagnostic::new(
+                    "OLM902",
+                    format!("olm.semver: bundle {:?} does not belong to this package: {p:?} (it is {}'s)", rb.name, rb.package),
+                )
+                .at(fi, r.image.node.span)
+                .pointer(r.pointer.clone())
+                .help("A semver template renders one package; opm refuses bundles of another. Move this image to that package's template."),
+            ),
+            _ => {}
+        }
+        match rb.version.map(semver::Version::parse) {
+            Some(Ok(version)) => inputs.push((
+                gen::Input {
+                    archetype: *arch,
+                    name: rb.name.to_string(),
+                    version,
+                },
+                r,
+            )),
+            _ => out.push(
+                Diagnostic::new(
+                    "OLM902",
+                    format!("olm.semver: bundle {:?} has invalid version {:?}", rb.name, rb.version.unwrap_or("")),
+                )
+                .at(fi, r.image.node.span)
+                .pointer(r.pointer.clone())
+                .help("opm orders a semver template's bundles by their `olm.package` version, which must be strict semver."),
+            ),
+        }
+    }
+    let plain: Vec<gen::Input> = inputs.iter().map(|(i, _)| i.clone()).collect();
+    for (arch, first, second) in gen::version_conflicts(&plain) {
+        let at = inputs
+            .iter()
+            .find(|(i, _)| i.name == second && i.archetype == arch)
+            .map(|(_, r)| *r);
+        let Some(r) = at else { continue };
+        out.push(
+            Diagnostic::new(
+                "OLM902",
+                format!("olm.semver: encountered bundle versions which differ only by build metadata, which cannot be ordered: {second:?} and {first:?} in {}", arch.name()),
+            )
+            .at(fi, r.image.node.span)
+            .pointer(r.pointer.clone())
+            .help("opm refuses the template: bundles of one archetype must have distinct versions (build metadata and `release` do not count). Drop one of them."),
+        );
+    }
+    if let Some(first) = unresolved.first() {
+        out.push(skipped(
+            fi,
+            first,
+            unresolved.len(),
+            s.bundles.len(),
+            rendered.is_empty(),
+            "versions, so the channels and edges opm generates",
+        ));
+        return;
+    }
+    let preference = match s.preference.map(|p| p.value) {
+        Some("major") => Stream::Major,
+        Some("minor") => Stream::Minor,
+        _ if s.generate_minor => Stream::Minor,
+        _ => Stream::Major,
+    };
+    let generated = gen::generate(
+        &plain,
+        gen::Options {
+            major: s.generate_major,
+            minor: s.generate_minor,
+            preference,
+        },
+    );
+    let expected = Expected {
+        package: package.map(|(p, _)| p.to_string()),
+        default_channel: Some(generated.default_channel.clone()),
+        channels: generated
+            .channels
+            .iter()
+            .map(|(name, entries)| {
+                (
+                    name.clone(),
+                    entries
+                        .iter()
+                        .map(|e| EntryEdges {
+                            name: e.name.clone(),
+                            replaces: e.replaces.clone().unwrap_or_default(),
+                            skips: e.skips.iter().cloned().collect(),
+                            skip_range: String::new(),
+                        })
+                        .collect(),
+                )
+            })
+            .collect(),
+        images: s
+            .bundles
+            .iter()
+            .map(|(_, r)| r.image.value.to_string())
+            .collect(),
+    };
+    for (cat, ri) in rendered {
+        drift(files, t, &expected, cat, *ri, out);
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, Clone)]
+struct EntryEdges {
+    name: String,
+    replaces: String,
+    skips: BTreeSet<String>,
+    skip_range: String,
+}
+
+/// What a template renders to, in the parts computable offline.
+#[derive(Debug, Default)]
+struct Expected {
+    package: Option<String>,
+    default_channel: Option<String>,
+    channels: BTreeMap<String, Vec<EntryEdges>>,
+    images: BTreeSet<String>,
+}
+
+impl Expected {
+    fn of_basic(cat: &Catalog<'_>, b: &Basic<'_>) -> Expected {
+        let package = cat
+            .packages
+            .first()
+            .and_then(|p| p.name)
+            .map(|n| n.value.to_string());
+        let default_channel = cat
+            .packages
+            .first()
+            .and_then(|p| p.default_channel)
+            .map(|d| d.value.to_string());
+        let mut channels = BTreeMap::new();
+        for c in &cat.channels {
+            let entries = c
+                .entries
+                .iter()
+                .map(|e| EntryEdges {
+                    name: e.name().to_string(),
+                    replaces: e.replaces.map(|r| r.value.to_string()).unwrap_or_default(),
+                    skips: e.skips.iter().map(|s| s.value.to_string()).collect(),
+                    skip_range: e
+                        .skip_range
+                        .map(|r| r.value.to_string())
+                        .unwrap_or_default(),
+                })
+                .collect();
+            channels.insert(
+                c.name.map_or(String::new(), |n| n.value.to_string()),
+                entries,
+            );
+        }
+        Expected {
+            package,
+            default_channel,
+            channels,
+            images: b
+                .bundles
+                .iter()
+                .map(|r| r.image.value.to_string())
+                .collect(),
+        }
+    }
+}
+
+/// The same parts of a rendered catalog file, read as written.
+fn actual(f: &LoadedFile, package: Option<&str>) -> (Expected, Option<Span>) {
+    let mut e = Expected::default();
+    let mut at = None;
+    let s = |n: &Node, k: &str| n.get(k).and_then(Node::as_str).unwrap_or("").to_string();
+    for d in f.docs.iter().filter(|d| !d.failed) {
+        let Some(root) = d.root.as_ref() else {
+            continue;
+        };
+        let pkg_of = |k: &str| root.get(k).and_then(Node::as_str);
+        match root.get("schema").and_then(Node::as_str) {
+            Some("olm.package") if package.is_none() || pkg_of("name") == package => {
+                e.package = pkg_of("name").map(str::to_string);
+                e.default_channel = pkg_of("defaultChannel").map(str::to_string);
+                at.get_or_insert(root.span);
+            }
+            Some("olm.channel") if package.is_none() || pkg_of("package") == package => {
+                let entries = root
+                    .get("entries")
+                    .and_then(Node::as_seq)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|x| EntryEdges {
+                        name: s(x, "name"),
+                        replaces: s(x, "replaces"),
+                        skips: x
+                            .get("skips")
+                            .and_then(Node::as_seq)
+                            .unwrap_or(&[])
+                            .iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect(),
+                        skip_range: s(x, "skipRange"),
+                    })
+                    .collect();
+                e.channels.insert(s(root, "name"), entries);
+            }
+            Some("olm.bundle") if package.is_none() || pkg_of("package") == package => {
+                e.images.insert(s(root, "image"));
+            }
+            _ => {}
+        }
+    }
+    (e, at)
+}
+
+/// At most this many differences are named in one OLM906 finding.
+const MAX_DIFFERENCES: usize = 6;
+
+/// OLM906: a rendered catalog that is not what its template renders today.
+fn drift(
+    files: &[LoadedFile],
+    t: &Template<'_>,
+    want: &Expected,
+    cat: &str,
+    ri: usize,
+    out: &mut Vec<Diagnostic>,
+) {
+    let Some(rendered) = files.get(ri) else {
+        return;
+    };
+    let (have, at) = actual(rendered, want.package.as_deref());
+    let mut diffs: Vec<String> = Vec::new();
+    if want.package.is_some() && have.package.is_none() {
+        diffs.push(format!(
+            "package {} is missing",
+            want.package.as_deref().unwrap_or("")
+        ));
+    }
+    if want.default_channel.is_some() && have.default_channel != want.default_channel {
+        diffs.push(format!(
+            "defaultChannel is {:?}, the template gives {:?}",
+            have.default_channel.as_deref().unwrap_or(""),
+            want.default_channel.as_deref().unwrap_or("")
+        ));
+    }
+    for (name, entries) in &want.channels {
+        let Some(got) = have.channels.get(name) else {
+            diffs.push(format!("channel {name} is missing"));
+            continue;
+        };
+        let got_by: HashMap<&str, &EntryEdges> = got.iter().map(|e| (e.name.as_str(), e)).collect();
+        let want_names: BTreeSet<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        for e in entries {
+            match got_by.get(e.name.as_str()) {
+                None => diffs.push(format!("channel {name}: entry {} is missing", e.name)),
+                Some(g) if *g != e => diffs.push(format!(
+                    "channel {name}: entry {} has other edges ({})",
+                    e.name,
+                    edge_diff(g, e)
+                )),
+                _ => {}
+            }
+        }
+        for g in got.iter().filter(|g| !want_names.contains(g.name.as_str())) {
+            diffs.push(format!(
+                "channel {name}: entry {} is not in the template",
+                g.name
+            ));
+        }
+    }
+    for name in have
+        .channels
+        .keys()
+        .filter(|n| !want.channels.contains_key(*n))
+    {
+        diffs.push(format!("channel {name} is not in the template"));
+    }
+    for image in want.images.difference(&have.images) {
+        diffs.push(format!("bundle image {image} is missing"));
+    }
+    for image in have.images.difference(&want.images) {
+        diffs.push(format!("bundle image {image} is not in the template"));
+    }
+    if diffs.is_empty() {
+        return;
+    }
+    let n = diffs.len();
+    let shown: Vec<String> = diffs.into_iter().take(MAX_DIFFERENCES).collect();
+    let more = if n > MAX_DIFFERENCES {
+        format!("; and {} more", n - MAX_DIFFERENCES)
+    } else {
+        String::new()
+    };
+    let tf = &display(files, t.doc.file);
+    let operator = Path::new(tf).parent().and_then(Path::parent).map_or_else(
+        || "the operator's directory".to_string(),
+        |p| p.display().to_string(),
+    );
+    out.push(
+        Diagnostic::new(
+            "OLM906",
+            format!(
+                "catalog {cat} is not what {tf} renders ({n} difference{}): {}{more}",
+                if n == 1 { "" } else { "s" },
+                shown.join("; ")
+            ),
+        )
+        .at(ri, at.unwrap_or(Span::new(0, 0)))
+        .pointer("")
+        .package(want.package.as_deref())
+        .related("the template", Some(Location { file: t.doc.file, span: t.doc.node.span }))
+        .help(format!(
+            "The release pipeline renders the templates again, so what clusters get is the template's version, not this file. Run `make catalogs` in {operator} (opm alpha render-template) and commit the result, or fix the template if this file is what you meant."
+        )),
+    );
+}
+
+fn edge_diff(have: &EntryEdges, want: &EntryEdges) -> String {
+    let mut parts = Vec::new();
+    if have.replaces != want.replaces {
+        parts.push(format!(
+            "replaces {:?} here, {:?} in the template",
+            have.replaces, want.replaces
+        ));
+    }
+    if have.skips != want.skips {
+        let extra: Vec<&str> = have
+            .skips
+            .difference(&want.skips)
+            .map(String::as_str)
+            .collect();
+        let missing: Vec<&str> = want
+            .skips
+            .difference(&have.skips)
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            parts.push(format!("skips lacks {}", missing.join(", ")));
+        }
+        if !extra.is_empty() {
+            parts.push(format!("skips also {}", extra.join(", ")));
+        }
+    }
+    if have.skip_range != want.skip_range {
+        parts.push(format!(
+            "skipRange {:?} here, {:?} in the template",
+            have.skip_range, want.skip_range
+        ));
+    }
+    parts.join(", ")
+}
+
+/// OLM905: ci.yaml `fbc.catalog_mapping` against the templates and the rendered catalogs.
+fn mapping(
+    files: &[LoadedFile],
+    op: &Operator<'_>,
+    templates: &[usize],
+    catalogs_loaded: impl Fn(&Path) -> bool,
+    by_path: &HashMap<PathBuf, usize>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let ci = op.ci;
+    let tdir = op.dir.join("catalog-templates");
+    let in_dir: Vec<(usize, String)> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.role == Role::Template)
+        .filter(|(_, f)| norm(&f.source.path).parent() == Some(tdir.as_path()))
+        .filter_map(|(i, f)| {
+            f.source
+                .path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .map(|n| (i, n.to_string()))
+        })
+        .collect();
+    let repo = op
+        .dir
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new(""));
+    let opdir = op.dir.file_name().unwrap_or_default();
+    let rendered_known = catalogs_loaded(repo);
+    let mut catalog_owner: BTreeMap<&str, (&str, &Node)> = BTreeMap::new();
+    for item in &op.items {
+        let file = in_dir
+            .iter()
+            .find(|(_, n)| n == item.template)
+            .map(|(i, _)| *i);
+        match file {
+            None => out.push(
+                Diagnostic::new("OLM905", format!("ci.yaml maps template {:?}, which is not in {}", item.template, tdir.display()))
+                    .at(ci, item.template_node.span)
+                    .help("`make catalogs` fails (unable to open the template). Fix `template_name` or add the template under catalog-templates/."),
+            ),
+            Some(fi) => {
+                let schema = files.get(fi).and_then(template::schema_of);
+                if let (Some(ty), Some(schema)) = (item.ty.and_then(|t| t.as_str().map(|s| (s, t))), schema) {
+                    if ty.0 != schema {
+                        out.push(
+                            Diagnostic::new("OLM905", format!("ci.yaml renders {:?} as {}, but the template's schema is {schema}", item.template, ty.0))
+                                .at(ci, ty.1.span)
+                                .related("the template", Some(Location { file: fi, span: Span::new(0, 0) }))
+                                .help(format!("opm refuses a template of the other kind. Set `type: {schema}`.")),
+                        );
+                    }
+                }
+            }
+        }
+        for (cat, node) in &item.catalogs {
+            if let Some((other, _)) = catalog_owner.get(cat) {
+                if *other != item.template {
+                    out.push(
+                        Diagnostic::new("OLM905", format!("catalog {cat} is mapped to two templates, {other:?} and {:?}", item.template))
+                            .at(ci, node.span)
+                            .help("The pipelines refuse this (check_catalog_usage_ci_config): each catalog is rendered from one template. Remove one of the mappings."),
+                    );
+                }
+            } else {
+                catalog_owner.insert(cat, (item.template, node));
+            }
+            if rendered_known {
+                let p = repo
+                    .join("catalogs")
+                    .join(cat)
+                    .join(opdir)
+                    .join("catalog.yaml");
+                if !by_path.contains_key(&p) {
+                    out.push(
+                        Diagnostic::new("OLM905", format!("ci.yaml maps catalog {cat}, but {} does not exist", p.display()))
+                            .severity(Severity::Warning)
+                            .at(ci, node.span)
+                            .help("The rendered catalog is committed next to the template it comes from; run `make catalogs` in the operator's directory and commit catalogs/."),
+                    );
+                }
+            }
+        }
+    }
+    // Templates nothing renders.
+    for (fi, name) in &in_dir {
+        if !templates.contains(fi) || op.items.iter().any(|i| i.template == name) {
+            continue;
+        }
+        out.push(
+            Diagnostic::new("OLM905", format!("template {name} is not in ci.yaml's fbc.catalog_mapping: nothing renders it"))
+                .severity(Severity::Warning)
+                .at(*fi, Span::new(0, 0))
+                .related("ci.yaml", Some(Location { file: ci, span: Span::new(0, 0) }))
+                .help("Edits to this file reach no catalog. Map it (`{template_name, type, catalog_names}`) or delete it."),
+        );
+    }
+}
