@@ -369,6 +369,8 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         baseline: baseline.as_ref(),
         cluster: cluster.as_ref(),
         exiting: opts.exiting,
+        scope_models: Default::default(),
+        all_paths: &all_paths,
     };
     let check_scopes = || -> Vec<(Vec<Diagnostic>, [usize; 3])> {
         let mut per_scope: Vec<(Vec<Diagnostic>, [usize; 3])> = scopes
@@ -399,8 +401,8 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             .collect();
         // Catalog templates: what maintainers edit, checked like the catalogs they render to.
         let templates = crate::timings::phase("templates", || {
-            check::template::check_all(&files, linted_scopes, &|catalog, scope, name| {
-                env.check_catalog(catalog, scope, name, false)
+            check::template::check_all(&files, linted_scopes, &|catalog, scope, name, extra| {
+                env.check_catalog_in(catalog, scope, name, false, extra)
             })
         });
         per_scope.push((templates, [0; 3]));
@@ -512,6 +514,11 @@ struct CheckEnv<'e, 'a> {
     baseline: Option<&'e check::Baseline<'e>>,
     cluster: Option<&'e crate::model::cluster::ClusterPolicy>,
     exiting: bool,
+    /// Linted catalogs modelled again for templates (see [`CheckEnv::scope_model`]).
+    scope_models: std::sync::Mutex<
+        std::collections::HashMap<usize, std::sync::Arc<std::sync::OnceLock<ScopeModel<'a>>>>,
+    >,
+    all_paths: &'e [PathBuf],
 }
 
 impl<'a> CheckEnv<'_, 'a> {
@@ -524,8 +531,53 @@ impl<'a> CheckEnv<'_, 'a> {
         name: String,
         baseline: bool,
     ) -> Vec<Diagnostic> {
+        self.check_catalog_in(catalog, scope, name, baseline, &[])
+    }
+
+    /// A linted catalog (scope) modelled once more, shared by the templates rendered into it.
+    fn scope_model(&self, scope: usize) -> std::sync::Arc<std::sync::OnceLock<ScopeModel<'a>>> {
+        let cell = self
+            .scope_models
+            .lock()
+            .map(|mut m| m.entry(scope).or_default().clone())
+            .unwrap_or_default();
+        cell.get_or_init(|| {
+            let catalog = crate::model::build(self.files, scope, &mut Vec::new());
+            let index = crate::model::index::Index::new(&catalog);
+            let name = self
+                .all_paths
+                .get(scope)
+                .map_or_else(String::new, |p| crate::load::display_path(p));
+            ScopeModel {
+                name,
+                catalog,
+                index,
+            }
+        });
+        cell
+    }
+
+    /// [`CheckEnv::check_catalog`] with the linted catalogs `extra` as the first context
+    /// (where a template's bundles are rendered: their dependencies resolve there).
+    fn check_catalog_in(
+        &self,
+        catalog: crate::model::Catalog<'a>,
+        scope: usize,
+        name: String,
+        baseline: bool,
+        extra: &[usize],
+    ) -> Vec<Diagnostic> {
+        let cells: Vec<_> = extra.iter().map(|&s| self.scope_model(s)).collect();
+        let models: Vec<&ScopeModel<'a>> = cells.iter().filter_map(|c| c.get()).collect();
         let index = crate::timings::phase("index", || crate::model::index::Index::new(&catalog));
-        let sources = sources(name, &catalog, &index, self.context, self.context_index);
+        let sources = sources_with(
+            name,
+            &catalog,
+            &index,
+            &models,
+            self.context,
+            self.context_index,
+        );
         let resolution = crate::timings::phase("resolution", || {
             crate::model::resolution::build(&sources, self.config.cel_budget(), self.provided)
         });
@@ -566,12 +618,33 @@ fn sources<'c, 'a>(
     context: &'c [(String, crate::model::Catalog<'a>)],
     context_index: &'c [crate::model::index::Index<'a>],
 ) -> Vec<crate::model::resolution::Source<'c, 'a>> {
+    sources_with(name, catalog, index, &[], context, context_index)
+}
+
+/// [`sources`] with `extra` catalogs right after the own one (a template's rendered catalog).
+fn sources_with<'c, 'a>(
+    name: String,
+    catalog: &'c crate::model::Catalog<'a>,
+    index: &'c crate::model::index::Index<'a>,
+    extra: &[&'c ScopeModel<'a>],
+    context: &'c [(String, crate::model::Catalog<'a>)],
+    context_index: &'c [crate::model::index::Index<'a>],
+) -> Vec<crate::model::resolution::Source<'c, 'a>> {
     let own = crate::model::resolution::Source {
         name,
         catalog,
         index,
         priority: i64::MAX,
     };
+    let extra = extra
+        .iter()
+        .map(|m| crate::model::resolution::Source {
+            name: m.name.clone(),
+            catalog: &m.catalog,
+            index: &m.index,
+            priority: i64::MAX - 1,
+        })
+        .collect::<Vec<_>>();
     let n = context.len() as i64;
     let rest =
         context
@@ -586,7 +659,14 @@ fn sources<'c, 'a>(
                     priority: n - i as i64,
                 },
             );
-    std::iter::once(own).chain(rest).collect()
+    std::iter::once(own).chain(extra).chain(rest).collect()
+}
+
+/// A linted catalog modelled again, as the context of the templates rendered into it.
+struct ScopeModel<'a> {
+    name: String,
+    catalog: crate::model::Catalog<'a>,
+    index: crate::model::index::Index<'a>,
 }
 
 /// Fixes are edits of file text; a finding inside an embedded document (a CSV's

@@ -22,8 +22,11 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-/// Checks one catalog (the lint stage's per-catalog checks), for a template's entries.
-pub type CheckCatalog<'a> = dyn Fn(Catalog<'a>, usize, String) -> Vec<Diagnostic> + Sync + 'a;
+/// Checks one catalog (the lint stage's per-catalog checks), for a template's entries: the
+/// catalog, its scope, its name, and the linted catalogs (scopes) its bundles are rendered into
+/// (the first context of its dependencies).
+pub type CheckCatalog<'a> =
+    dyn Fn(Catalog<'a>, usize, String, &[usize]) -> Vec<Diagnostic> + Sync + 'a;
 
 /// Scopes no file has: a template's catalog is checked under one of these.
 const TEMPLATE_SCOPES: usize = usize::MAX / 2;
@@ -275,7 +278,13 @@ fn basic<'a>(
     let (catalog, resolved) = template::basic_catalog(t, b, lookup, &mut diags);
     let expected = Expected::of_basic(&catalog, b);
     let name = display(files, fi);
-    diags.extend(check(catalog, scope, name));
+    // Dependencies resolve where the bundles are rendered: the last (newest) mapped catalog.
+    let extra: Vec<usize> = rendered
+        .last()
+        .and_then(|(_, ri)| files.get(*ri).map(|f| f.scope))
+        .into_iter()
+        .collect();
+    diags.extend(check(catalog, scope, name, &extra));
     // Findings in the template get pointers from the template's root; findings on a rendered
     // bundle move to the template line that lists its image; the rest is the rendered
     // catalogs' own business (their run reports it).
@@ -364,7 +373,12 @@ fn semver<'a>(
     let mut inputs = Vec::new();
     let mut unresolved = Vec::new();
     let mut package: Option<(&str, &template::ImageRef<'_>)> = None;
+    let mut seen = std::collections::HashSet::new();
     for (arch, r) in &s.bundles {
+        // A second listing in one archetype is OLM903's.
+        if !seen.insert((*arch, r.image.value)) {
+            continue;
+        }
         let Some(rb) = lookup.get(r.image.value) else {
             unresolved.push(r);
             continue;
@@ -428,6 +442,20 @@ fn semver<'a>(
             rendered.is_empty(),
             "versions, so the channels and edges opm generates",
         ));
+        // The images alone still tell whether the rendered catalogs are current.
+        let images = Expected {
+            channels_known: false,
+            package: package.map(|(p, _)| p.to_string()),
+            images: s
+                .bundles
+                .iter()
+                .map(|(_, r)| r.image.value.to_string())
+                .collect(),
+            ..Default::default()
+        };
+        for (cat, ri) in rendered {
+            drift(files, t, &images, cat, *ri, out);
+        }
         return;
     }
     let preference = match s.preference.map(|p| p.value) {
@@ -445,6 +473,7 @@ fn semver<'a>(
         },
     );
     let expected = Expected {
+        channels_known: true,
         package: package.map(|(p, _)| p.to_string()),
         default_channel: Some(generated.default_channel.clone()),
         channels: generated
@@ -487,6 +516,9 @@ struct EntryEdges {
 /// What a template renders to, in the parts computable offline.
 #[derive(Debug, Default)]
 struct Expected {
+    /// False when the channels are not computable (a semver template whose bundle versions are
+    /// not all known): only the images are compared.
+    channels_known: bool,
     package: Option<String>,
     default_channel: Option<String>,
     channels: BTreeMap<String, Vec<EntryEdges>>,
@@ -526,6 +558,7 @@ impl Expected {
             );
         }
         Expected {
+            channels_known: true,
             package,
             default_channel,
             channels,
@@ -614,8 +647,14 @@ fn drift(
             want.default_channel.as_deref().unwrap_or("")
         ));
     }
-    for (name, entries) in &want.channels {
-        let Some(got) = have.channels.get(name) else {
+    let no_channels = BTreeMap::new();
+    let (want_channels, have_channels) = if want.channels_known {
+        (&want.channels, &have.channels)
+    } else {
+        (&no_channels, &no_channels)
+    };
+    for (name, entries) in want_channels {
+        let Some(got) = have_channels.get(name) else {
             diffs.push(format!("channel {name} is missing"));
             continue;
         };
@@ -639,10 +678,9 @@ fn drift(
             ));
         }
     }
-    for name in have
-        .channels
+    for name in have_channels
         .keys()
-        .filter(|n| !want.channels.contains_key(*n))
+        .filter(|n| !want_channels.contains_key(*n))
     {
         diffs.push(format!("channel {name} is not in the template"));
     }
@@ -655,6 +693,7 @@ fn drift(
     if diffs.is_empty() {
         return;
     }
+    let edges_only = diffs.iter().all(|d| d.contains("has other edges"));
     let n = diffs.len();
     let shown: Vec<String> = diffs.into_iter().take(MAX_DIFFERENCES).collect();
     let more = if n > MAX_DIFFERENCES {
@@ -681,7 +720,12 @@ fn drift(
         .package(want.package.as_deref())
         .related("the template", Some(Location { file: t.doc.file, span: t.doc.node.span }))
         .help(format!(
-            "The release pipeline renders the templates again, so what clusters get is the template's version, not this file. Run `make catalogs` in {operator} (opm alpha render-template) and commit the result, or fix the template if this file is what you meant."
+            "The release pipeline renders the templates again, so what clusters get is the template's version, not this file. Run `make catalogs` in {operator} (opm alpha render-template) and commit the result, or fix the template if this file is what you meant.{}",
+            if edges_only && matches!(t.body, Body::Semver(_)) {
+                " Only edges differ: the catalog was probably rendered by an opm older than v1.61, which generated semver edges differently; the pipelines render with v1.71."
+            } else {
+                ""
+            }
         )),
     );
 }
@@ -719,6 +763,15 @@ fn edge_diff(have: &EntryEdges, want: &EntryEdges) -> String {
         ));
     }
     parts.join(", ")
+}
+
+/// `v4.18`: the catalog names the pipelines build indexes from.
+fn is_catalog_name(c: &str) -> bool {
+    c.strip_prefix('v')
+        .and_then(|r| r.split_once('.'))
+        .is_some_and(|(a, b)| {
+            !a.is_empty() && !b.is_empty() && a.bytes().chain(b.bytes()).all(|x| x.is_ascii_digit())
+        })
 }
 
 /// OLM905: ci.yaml `fbc.catalog_mapping` against the templates and the rendered catalogs.
@@ -790,20 +843,49 @@ fn mapping(
             } else {
                 catalog_owner.insert(cat, (item.template, node));
             }
-            if rendered_known {
-                let p = repo
-                    .join("catalogs")
-                    .join(cat)
-                    .join(opdir)
-                    .join("catalog.yaml");
-                if !by_path.contains_key(&p) {
-                    out.push(
-                        Diagnostic::new("OLM905", format!("ci.yaml maps catalog {cat}, but {} does not exist", p.display()))
-                            .severity(Severity::Warning)
-                            .at(ci, node.span)
-                            .help("The rendered catalog is committed next to the template it comes from; run `make catalogs` in the operator's directory and commit catalogs/."),
-                    );
-                }
+        }
+        // Catalogs the item maps that were never rendered: one finding per item.
+        if rendered_known {
+            let missing: Vec<&(&str, &Node)> = item
+                .catalogs
+                .iter()
+                .filter(|(cat, _)| {
+                    !by_path.contains_key(
+                        &repo
+                            .join("catalogs")
+                            .join(cat)
+                            .join(opdir)
+                            .join("catalog.yaml"),
+                    )
+                })
+                .collect();
+            if let Some((_, first)) = missing.first() {
+                let names: Vec<&str> = missing.iter().map(|(c, _)| *c).collect();
+                let bad_name: Vec<&str> = names
+                    .iter()
+                    .copied()
+                    .filter(|c| !is_catalog_name(c))
+                    .collect();
+                let hint = if bad_name.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({} is not a catalog name like v4.18: it renders into a directory no index is built from)", bad_name.join(", "))
+                };
+                out.push(
+                    Diagnostic::new(
+                        "OLM905",
+                        format!(
+                            "ci.yaml maps {} to {}, but {} not rendered under catalogs/{}",
+                            item.template,
+                            if names.len() == 1 { format!("catalog {}", names.first().copied().unwrap_or("")) } else { format!("catalogs {}", names.join(", ")) },
+                            if names.len() == 1 { "it is" } else { "they are" },
+                            hint
+                        ),
+                    )
+                    .severity(if bad_name.is_empty() { Severity::Warning } else { Severity::Error })
+                    .at(ci, first.span)
+                    .help("Each mapped catalog is rendered to catalogs/<catalog>/<operator>/catalog.yaml. Fix the catalog name, or run `make catalogs` in the operator's directory and commit catalogs/."),
+                );
             }
         }
     }

@@ -671,9 +671,11 @@ pub fn basic_catalog<'a>(
     }
     let mut resolved = Vec::with_capacity(b.bundles.len());
     let mut scratch = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for r in &b.bundles {
         let hit = rendered.get(r.image.value).copied();
-        if let Some(rb) = hit {
+        // A second listing of an image is OLM903's; the bundle is modelled once.
+        if let Some(rb) = hit.filter(|_| seen.insert(r.image.value)) {
             // Its decoding findings belong to the rendered catalog's own run.
             super::decode::document(&mut cat, rb.doc, false, &mut scratch);
         }
