@@ -132,22 +132,9 @@ fn published_system_hook_runs_from_the_hooks_manifest() {
     assert!(out.status.success(), "validate-manifest: {}", text(&out));
 
     // A hook repository holding this repository's .pre-commit-hooks.yaml, referenced by rev.
-    git(&hooks, &home, &["init", "-q"]);
-    std::fs::copy(
-        root().join(".pre-commit-hooks.yaml"),
-        hooks.join(".pre-commit-hooks.yaml"),
-    )
-    .unwrap();
-    let out = commit(&hooks, &home, "hooks");
-    assert!(out.status.success(), "{}", text(&out));
-    let rev = String::from_utf8_lossy(&git(&hooks, &home, &["rev-parse", "HEAD"]).stdout)
-        .trim()
-        .to_string();
+    let rev = hook_repo(&hooks, &home, &[".pre-commit-hooks.yaml"]);
     // No `files:` here: the manifest's own filters must keep .github/ and the config out.
-    let config = format!(
-        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: olmlint-system\n",
-        serde_json::to_string(hooks.to_str().unwrap()).unwrap()
-    );
+    let config = hook_config(&hooks, &rev, "olmlint-system");
     consumer_repo(&repo, &home, &config);
     git(&repo, &home, &["add", "-A"]);
     let out = cmd(pc, &repo, &home)

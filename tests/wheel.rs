@@ -163,19 +163,12 @@ fn pre_commit_pypi_hook_installs_the_wheel_without_a_compiler() {
     }
 
     // The hook repository: this repository's manifest and its pip-installable root (the shim).
-    git(&hooks, &home, &["init", "-q"]);
-    for f in [".pre-commit-hooks.yaml", "pyproject.toml", "LICENSE"] {
-        std::fs::copy(root().join(f), hooks.join(f)).unwrap();
-    }
-    let out = commit(&hooks, &home, "hooks");
-    assert!(out.status.success(), "{}", text(&out));
-    let rev = String::from_utf8_lossy(&git(&hooks, &home, &["rev-parse", "HEAD"]).stdout)
-        .trim()
-        .to_string();
-    let config = format!(
-        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: olmlint-pypi\n",
-        serde_json::to_string(hooks.to_str().unwrap()).unwrap()
+    let rev = hook_repo(
+        &hooks,
+        &home,
+        &[".pre-commit-hooks.yaml", "pyproject.toml", "LICENSE"],
     );
+    let config = hook_config(&hooks, &rev, "olmlint-pypi");
     consumer_repo(&repo, &home, &config);
     git(&repo, &home, &["add", "-A"]);
 

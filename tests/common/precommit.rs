@@ -139,3 +139,24 @@ pub fn consumer_repo(dir: &Path, home: &Path, config: &str) {
     .unwrap();
     std::fs::write(dir.join(".pre-commit-config.yaml"), config).unwrap();
 }
+
+/// A hook repository at `dir` holding these files of this repository, committed; its rev.
+pub fn hook_repo(dir: &Path, home: &Path, files: &[&str]) -> String {
+    git(dir, home, &["init", "-q"]);
+    for f in files {
+        std::fs::copy(root().join(f), dir.join(f)).unwrap();
+    }
+    let out = commit(dir, home, "hooks");
+    assert!(out.status.success(), "{}", text(&out));
+    String::from_utf8_lossy(&git(dir, home, &["rev-parse", "HEAD"]).stdout)
+        .trim()
+        .to_string()
+}
+
+/// A `.pre-commit-config.yaml` using hook `id` of the hook repository at `dir`.
+pub fn hook_config(dir: &Path, rev: &str, id: &str) -> String {
+    format!(
+        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: {id}\n",
+        serde_json::to_string(dir.to_str().unwrap()).unwrap()
+    )
+}
