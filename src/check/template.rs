@@ -255,6 +255,11 @@ fn duplicate_images(t: &Template<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// OLM2xx–OLM5xx: constraints, ranges, CEL, installability.
+fn is_dependency_rule(rule: &str) -> bool {
+    matches!(rule.as_bytes(), [b'O', b'L', b'M', b'2'..=b'5', ..])
+}
+
 /// The entries item of a basic template holding `span`.
 fn entry_of(b: &Basic<'_>, span: Span) -> Option<usize> {
     b.entry_spans
@@ -299,6 +304,12 @@ fn basic<'a>(
                 d.pointer = Some(format!("/entries/{i}{p}"));
             }
             out.push(d);
+            continue;
+        }
+        // Only what the template decides moves to it: a bundle's dependencies (constraints,
+        // ranges, CEL, installability). What the image holds or how it was rendered (OLM1xx,
+        // OLM7xx) is the rendered catalog's.
+        if !is_dependency_rule(d.rule) {
             continue;
         }
         let Some((r, rb)) = b.bundles.iter().zip(&resolved).find_map(|(r, rb)| {
