@@ -40,6 +40,9 @@ pub enum Command {
         /// Rule ID (OLM201) or name (constraint-decode).
         rule: String,
     },
+    /// Draw the upgrade graph of each channel (replaces, skips, skipRange), with the findings
+    /// of a lint run overlaid on the bundles they concern.
+    Graph(GraphArgs),
     /// Print a shell completion script: `olmlint completions bash > /etc/bash_completion.d/olmlint`.
     Completions {
         /// The shell.
@@ -53,6 +56,28 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct GraphArgs {
+    /// Catalogs (default: the current directory), as for `lint`.
+    pub paths: Vec<PathBuf>,
+    /// Only this package.
+    #[arg(long)]
+    pub package: Option<String>,
+    /// Only this channel.
+    #[arg(long)]
+    pub channel: Option<String>,
+    /// Output format: Mermaid (GitHub renders it), Graphviz DOT, or the graph as JSON.
+    #[arg(long, short = 'f', value_enum, default_value = "mermaid")]
+    pub format: GraphFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug)]
+pub enum GraphFormat {
+    Mermaid,
+    Dot,
+    Json,
 }
 
 #[derive(clap::Args, Debug)]
@@ -386,6 +411,7 @@ pub fn run(cli: Cli) -> i32 {
         },
         Command::Lint(args) => lint(args),
         Command::Resolve(args) => resolve(&args),
+        Command::Graph(args) => graph(&args),
         Command::Completions { shell } => {
             let mut out = std::io::stdout().lock();
             crate::generate::completions(shell, &mut out);
@@ -823,6 +849,40 @@ fn preexisting(
     let (kept, dropped) = findings::subtract(std::mem::take(&mut outcome.diags), &keys, &old);
     outcome.diags = kept;
     Ok(dropped)
+}
+
+fn graph(args: &GraphArgs) -> i32 {
+    let opts = crate::lint::Options {
+        paths: args.paths.clone(),
+        ..Default::default()
+    };
+    let outcome = match crate::lint::run(&opts) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("olmlint: {e}");
+            return 2;
+        }
+    };
+    let filter = crate::graph::Filter {
+        package: args.package.clone(),
+        channel: args.channel.clone(),
+    };
+    let mut graphs = Vec::new();
+    for scope in 0..outcome.roots.len() {
+        let catalog = crate::model::build(&outcome.files, scope, &mut Vec::new());
+        graphs.extend(crate::graph::build(&catalog, &outcome.diags, &filter));
+    }
+    if graphs.is_empty() {
+        eprintln!("olmlint: no channel matches (check the paths, --package and --channel)");
+        return 1;
+    }
+    let text = match args.format {
+        GraphFormat::Mermaid => crate::graph::mermaid(&graphs),
+        GraphFormat::Dot => crate::graph::dot(&graphs),
+        GraphFormat::Json => serde_json::to_string_pretty(&graphs).unwrap_or_default() + "\n",
+    };
+    print!("{text}");
+    0
 }
 
 fn resolve(args: &ResolveArgs) -> i32 {

@@ -21,6 +21,7 @@ pub mod findings;
 pub mod fix;
 pub mod generate;
 pub mod git;
+pub mod graph;
 pub mod io;
 pub mod lint;
 pub mod load;
