@@ -180,18 +180,15 @@ pub fn check_all<'a>(
                 }
             }
             duplicate_images(&t, &mut diags);
+            let inputs = Inputs {
+                files,
+                t: &t,
+                lookup: &lookup,
+                rendered: &rendered,
+            };
             match &t.body {
-                Body::Basic(b) => basic(
-                    files,
-                    &t,
-                    b,
-                    &lookup,
-                    &rendered,
-                    TEMPLATE_SCOPES + n,
-                    check,
-                    &mut diags,
-                ),
-                Body::Semver(s) => semver(files, &t, s, &lookup, &rendered, &mut diags),
+                Body::Basic(b) => basic(inputs, b, TEMPLATE_SCOPES + n, check, &mut diags),
+                Body::Semver(s) => semver(inputs, s, &mut diags),
             }
             diags
         })
@@ -267,17 +264,29 @@ fn entry_of(b: &Basic<'_>, span: Span) -> Option<usize> {
         .position(|s| s.start() <= span.start() && span.end() <= s.end())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn basic<'a>(
+/// What the checks of one template read: the loaded files, the template, the rendered
+/// bundles by image, and the rendered catalogs the template is mapped to (name, file).
+#[derive(Clone, Copy)]
+struct Inputs<'i, 'a> {
     files: &'a [LoadedFile],
-    t: &Template<'a>,
+    t: &'i Template<'a>,
+    lookup: &'i HashMap<&'a str, RenderedBundle<'a>>,
+    rendered: &'i [(String, usize)],
+}
+
+fn basic<'a>(
+    inputs: Inputs<'_, 'a>,
     b: &Basic<'a>,
-    lookup: &HashMap<&'a str, RenderedBundle<'a>>,
-    rendered: &[(String, usize)],
     scope: usize,
     check: &CheckCatalog<'a>,
     out: &mut Vec<Diagnostic>,
 ) {
+    let Inputs {
+        files,
+        t,
+        lookup,
+        rendered,
+    } = inputs;
     let fi = t.doc.file;
     let mut diags = Vec::new();
     let (catalog, resolved) = template::basic_catalog(t, b, lookup, &mut diags);
@@ -371,15 +380,13 @@ fn skipped(
     .help(format!("opm pulls each image to render the bundle, which olmlint does not do. {how}."))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn semver<'a>(
-    files: &'a [LoadedFile],
-    t: &Template<'a>,
-    s: &Semver<'a>,
-    lookup: &HashMap<&'a str, RenderedBundle<'a>>,
-    rendered: &[(String, usize)],
-    out: &mut Vec<Diagnostic>,
-) {
+fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>) {
+    let Inputs {
+        files,
+        t,
+        lookup,
+        rendered,
+    } = inputs;
     let fi = t.doc.file;
     let mut inputs = Vec::new();
     let mut unresolved = Vec::new();
