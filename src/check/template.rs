@@ -19,7 +19,7 @@ use crate::model::template::{self, Basic, Body, RenderedBundle, Semver, Template
 use crate::model::Catalog;
 use crate::semantics::semver_template::{self as gen, Archetype, Stream};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Checks one catalog (the lint stage's per-catalog checks), for a template's entries: the
@@ -54,9 +54,7 @@ fn display(files: &[LoadedFile], fi: usize) -> String {
 
 /// A path without `.` components, for comparing paths the walk produced.
 fn norm(p: &Path) -> PathBuf {
-    p.components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect()
+    crate::io::lexical(Path::new(""), p)
 }
 
 fn operators<'a>(files: &'a [LoadedFile], linted: usize) -> Vec<Operator<'a>> {
@@ -109,10 +107,12 @@ fn operators<'a>(files: &'a [LoadedFile], linted: usize) -> Vec<Operator<'a>> {
     out
 }
 
-/// Every check of this family; `check` runs the catalog checks on a basic template's catalog.
+/// Every check of this family. `catalogs`: the linted catalogs' models by scope (rendered
+/// catalogs are read from them); `check` runs the catalog checks on a basic template's catalog.
 pub fn check_all<'a>(
     files: &'a [LoadedFile],
     linted: usize,
+    catalogs: &HashMap<usize, &Catalog<'a>>,
     check: &CheckCatalog<'a>,
 ) -> Vec<Diagnostic> {
     let templates: Vec<usize> = files
@@ -122,17 +122,34 @@ pub fn check_all<'a>(
         .map(|(i, _)| i)
         .collect();
     let ops = operators(files, linted);
-    // Rendered catalogs: every loaded catalog file, by path.
+    // Rendered catalogs: every linted catalog file, by path; and the `catalogs/` directories
+    // they are in (`<repo>/catalogs/<version>/<operator>/<file>`).
     let by_path: HashMap<PathBuf, usize> = files
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.role == Role::Fbc)
+        .filter(|(_, f)| f.role == Role::Fbc && f.scope < linted)
         .map(|(i, f)| (norm(&f.source.path), i))
         .collect();
-    let catalogs_loaded = |repo: &Path| {
-        let dir = repo.join("catalogs");
-        by_path.keys().any(|p| p.starts_with(&dir))
-    };
+    let catalog_dirs: HashSet<&Path> = by_path
+        .keys()
+        .filter_map(|p| p.ancestors().nth(3))
+        .filter(|d| d.file_name().is_some_and(|n| n == "catalogs"))
+        .collect();
+    let catalogs_loaded = |repo: &Path| catalog_dirs.contains(repo.join("catalogs").as_path());
+    // Templates by directory, for the mapping checks.
+    let mut by_dir: HashMap<PathBuf, Vec<(usize, &str)>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        if f.role != Role::Template {
+            continue;
+        }
+        let path = norm(&f.source.path);
+        if let (Some(dir), Some(name)) = (
+            path.parent(),
+            f.source.path.file_name().and_then(|n| n.to_str()),
+        ) {
+            by_dir.entry(dir.to_path_buf()).or_default().push((i, name));
+        }
+    }
     let mut out: Vec<Diagnostic> = templates
         .par_iter()
         .enumerate()
@@ -175,13 +192,17 @@ pub fn check_all<'a>(
             }
             let mut lookup: HashMap<&str, RenderedBundle<'_>> = HashMap::new();
             for (_, ri) in &rendered {
-                for (k, v) in template::rendered_bundles(files, *ri) {
+                let Some(cat) = files.get(*ri).and_then(|f| catalogs.get(&f.scope)) else {
+                    continue;
+                };
+                for (k, v) in template::rendered_bundles(cat, *ri) {
                     lookup.entry(k).or_insert(v);
                 }
             }
             duplicate_images(&t, &mut diags);
             let inputs = Inputs {
                 files,
+                catalogs,
                 t: &t,
                 lookup: &lookup,
                 rendered: &rendered,
@@ -194,7 +215,18 @@ pub fn check_all<'a>(
         })
         .collect();
     for op in &ops {
-        mapping(files, op, &templates, catalogs_loaded, &by_path, &mut out);
+        let in_dir = by_dir
+            .get(&op.dir.join("catalog-templates"))
+            .map_or(&[][..], Vec::as_slice);
+        mapping(
+            files,
+            op,
+            in_dir,
+            &templates,
+            &catalogs_loaded,
+            &by_path,
+            &mut out,
+        );
     }
     out
 }
@@ -269,6 +301,7 @@ fn entry_of(b: &Basic<'_>, span: Span) -> Option<usize> {
 #[derive(Clone, Copy)]
 struct Inputs<'i, 'a> {
     files: &'a [LoadedFile],
+    catalogs: &'i HashMap<usize, &'i Catalog<'a>>,
     t: &'i Template<'a>,
     lookup: &'i HashMap<&'a str, RenderedBundle<'a>>,
     rendered: &'i [(String, usize)],
@@ -283,6 +316,7 @@ fn basic<'a>(
 ) {
     let Inputs {
         files,
+        catalogs,
         t,
         lookup,
         rendered,
@@ -290,7 +324,12 @@ fn basic<'a>(
     let fi = t.doc.file;
     let mut diags = Vec::new();
     let (catalog, resolved) = template::basic_catalog(t, b, lookup, &mut diags);
-    let expected = Expected::of_basic(&catalog, b);
+    let (mut expected, _) = Expected::of(&catalog, None, None);
+    expected.images = b
+        .bundles
+        .iter()
+        .map(|r| r.image.value.to_string())
+        .collect();
     let name = display(files, fi);
     // Dependencies resolve where the bundles are rendered: the last (newest) mapped catalog.
     let extra: Vec<usize> = rendered
@@ -353,7 +392,7 @@ fn basic<'a>(
         out.push(skipped(fi, first, unresolved.len(), b.bundles.len(), rendered.is_empty(), "names, versions, properties and dependencies (channel entries naming no bundle, replaces targets, installability, GVKs, version ranges)"));
     }
     for (cat, ri) in rendered {
-        drift(files, t, &expected, cat, *ri, out);
+        drift(files, catalogs, t, &expected, cat, *ri, out);
     }
 }
 
@@ -383,12 +422,13 @@ fn skipped(
 fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>) {
     let Inputs {
         files,
+        catalogs,
         t,
         lookup,
         rendered,
     } = inputs;
     let fi = t.doc.file;
-    let mut inputs = Vec::new();
+    let mut known = Vec::new();
     let mut unresolved = Vec::new();
     let mut package: Option<(&str, &template::ImageRef<'_>)> = None;
     let mut seen = std::collections::HashSet::new();
@@ -414,8 +454,13 @@ fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>)
             ),
             _ => {}
         }
-        match rb.version.map(semver::Version::parse) {
-            Some(Ok(version)) => inputs.push((
+        // blang's strict parse, as opm's `semver.Parse`.
+        let version = rb
+            .version
+            .as_deref()
+            .map(crate::semantics::version::parse_strict);
+        match version {
+            Some(Ok(version)) => known.push((
                 gen::Input {
                     archetype: *arch,
                     name: rb.name.to_string(),
@@ -426,7 +471,7 @@ fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>)
             _ => out.push(
                 Diagnostic::new(
                     "OLM902",
-                    format!("olm.semver: bundle {:?} has invalid version {:?}", rb.name, rb.version.unwrap_or("")),
+                    format!("olm.semver: bundle {:?} has invalid version {:?}", rb.name, rb.version.as_deref().unwrap_or("")),
                 )
                 .at(fi, r.image.node.span)
                 .pointer(r.pointer.clone())
@@ -434,9 +479,9 @@ fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>)
             ),
         }
     }
-    let plain: Vec<gen::Input> = inputs.iter().map(|(i, _)| i.clone()).collect();
+    let plain: Vec<gen::Input> = known.iter().map(|(i, _)| i.clone()).collect();
     for (arch, first, second) in gen::version_conflicts(&plain) {
-        let at = inputs
+        let at = known
             .iter()
             .find(|(i, _)| i.name == second && i.archetype == arch)
             .map(|(_, r)| *r);
@@ -472,7 +517,7 @@ fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>)
             ..Default::default()
         };
         for (cat, ri) in rendered {
-            drift(files, t, &images, cat, *ri, out);
+            drift(files, catalogs, t, &images, cat, *ri, out);
         }
         return;
     }
@@ -519,7 +564,7 @@ fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>)
             .collect(),
     };
     for (cat, ri) in rendered {
-        drift(files, t, &expected, cat, *ri, out);
+        drift(files, catalogs, t, &expected, cat, *ri, out);
     }
 }
 
@@ -544,19 +589,27 @@ struct Expected {
 }
 
 impl Expected {
-    fn of_basic(cat: &Catalog<'_>, b: &Basic<'_>) -> Expected {
-        let package = cat
+    /// The package, default channel, channels and bundle images of `cat`, of the objects in
+    /// `file` when given, of `package` when given; and where the package is declared.
+    fn of(
+        cat: &Catalog<'_>,
+        file: Option<usize>,
+        package: Option<&str>,
+    ) -> (Expected, Option<Span>) {
+        let in_file = |f: usize| file.is_none_or(|x| x == f);
+        let of_package = |p: Option<crate::model::Str<'_>>| {
+            package.is_none_or(|want| p.is_some_and(|p| p.value == want))
+        };
+        let pkg = cat
             .packages
-            .first()
-            .and_then(|p| p.name)
-            .map(|n| n.value.to_string());
-        let default_channel = cat
-            .packages
-            .first()
-            .and_then(|p| p.default_channel)
-            .map(|d| d.value.to_string());
+            .iter()
+            .find(|p| in_file(p.doc.file) && of_package(p.name));
         let mut channels = BTreeMap::new();
-        for c in &cat.channels {
+        for c in cat
+            .channels
+            .iter()
+            .filter(|c| in_file(c.doc.file) && of_package(c.package))
+        {
             let entries = c
                 .entries
                 .iter()
@@ -575,64 +628,23 @@ impl Expected {
                 entries,
             );
         }
-        Expected {
+        let images = cat
+            .bundles
+            .iter()
+            .filter(|b| in_file(b.doc.file) && of_package(b.package))
+            .filter_map(|b| b.image.map(|i| i.value.to_string()))
+            .collect();
+        let expected = Expected {
             channels_known: true,
-            package,
-            default_channel,
+            package: pkg.and_then(|p| p.name).map(|n| n.value.to_string()),
+            default_channel: pkg
+                .and_then(|p| p.default_channel)
+                .map(|d| d.value.to_string()),
             channels,
-            images: b
-                .bundles
-                .iter()
-                .map(|r| r.image.value.to_string())
-                .collect(),
-        }
-    }
-}
-
-/// The same parts of a rendered catalog file, read as written.
-fn actual(f: &LoadedFile, package: Option<&str>) -> (Expected, Option<Span>) {
-    let mut e = Expected::default();
-    let mut at = None;
-    let s = |n: &Node, k: &str| n.get(k).and_then(Node::as_str).unwrap_or("").to_string();
-    for d in f.docs.iter().filter(|d| !d.failed) {
-        let Some(root) = d.root.as_ref() else {
-            continue;
+            images,
         };
-        let pkg_of = |k: &str| root.get(k).and_then(Node::as_str);
-        match root.get("schema").and_then(Node::as_str) {
-            Some("olm.package") if package.is_none() || pkg_of("name") == package => {
-                e.package = pkg_of("name").map(str::to_string);
-                e.default_channel = pkg_of("defaultChannel").map(str::to_string);
-                at.get_or_insert(root.span);
-            }
-            Some("olm.channel") if package.is_none() || pkg_of("package") == package => {
-                let entries = root
-                    .get("entries")
-                    .and_then(Node::as_seq)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|x| EntryEdges {
-                        name: s(x, "name"),
-                        replaces: s(x, "replaces"),
-                        skips: x
-                            .get("skips")
-                            .and_then(Node::as_seq)
-                            .unwrap_or(&[])
-                            .iter()
-                            .filter_map(|v| v.as_str().map(str::to_string))
-                            .collect(),
-                        skip_range: s(x, "skipRange"),
-                    })
-                    .collect();
-                e.channels.insert(s(root, "name"), entries);
-            }
-            Some("olm.bundle") if package.is_none() || pkg_of("package") == package => {
-                e.images.insert(s(root, "image"));
-            }
-            _ => {}
-        }
+        (expected, pkg.map(|p| p.doc.node.span))
     }
-    (e, at)
 }
 
 /// At most this many differences are named in one OLM906 finding.
@@ -641,16 +653,17 @@ const MAX_DIFFERENCES: usize = 6;
 /// OLM906: a rendered catalog that is not what its template renders today.
 fn drift(
     files: &[LoadedFile],
+    catalogs: &HashMap<usize, &Catalog<'_>>,
     t: &Template<'_>,
     want: &Expected,
     cat: &str,
     ri: usize,
     out: &mut Vec<Diagnostic>,
 ) {
-    let Some(rendered) = files.get(ri) else {
+    let Some(model) = files.get(ri).and_then(|f| catalogs.get(&f.scope)) else {
         return;
     };
-    let (have, at) = actual(rendered, want.package.as_deref());
+    let (have, at) = Expected::of(model, Some(ri), want.package.as_deref());
     let mut diffs: Vec<String> = Vec::new();
     if want.package.is_some() && have.package.is_none() {
         diffs.push(format!(
@@ -793,29 +806,18 @@ fn is_catalog_name(c: &str) -> bool {
 }
 
 /// OLM905: ci.yaml `fbc.catalog_mapping` against the templates and the rendered catalogs.
+/// `in_dir`: the template files of the operator's `catalog-templates/` (index, file name).
 fn mapping(
     files: &[LoadedFile],
     op: &Operator<'_>,
+    in_dir: &[(usize, &str)],
     templates: &[usize],
-    catalogs_loaded: impl Fn(&Path) -> bool,
+    catalogs_loaded: &impl Fn(&Path) -> bool,
     by_path: &HashMap<PathBuf, usize>,
     out: &mut Vec<Diagnostic>,
 ) {
     let ci = op.ci;
     let tdir = op.dir.join("catalog-templates");
-    let in_dir: Vec<(usize, String)> = files
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.role == Role::Template)
-        .filter(|(_, f)| norm(&f.source.path).parent() == Some(tdir.as_path()))
-        .filter_map(|(i, f)| {
-            f.source
-                .path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .map(|n| (i, n.to_string()))
-        })
-        .collect();
     let repo = op
         .dir
         .parent()
@@ -827,7 +829,7 @@ fn mapping(
     for item in &op.items {
         let file = in_dir
             .iter()
-            .find(|(_, n)| n == item.template)
+            .find(|(_, n)| *n == item.template)
             .map(|(i, _)| *i);
         // A template the walk did not load (an ignored or unreadable file) may still exist:
         // only a name that is not there at all is missing (no link followed).
@@ -912,14 +914,14 @@ fn mapping(
         }
     }
     // Templates nothing renders.
-    for (fi, name) in &in_dir {
-        if !templates.contains(fi) || op.items.iter().any(|i| i.template == name) {
+    for &(fi, name) in in_dir {
+        if !templates.contains(&fi) || op.items.iter().any(|i| i.template == name) {
             continue;
         }
         out.push(
             Diagnostic::new("OLM905", format!("template {name} is not in ci.yaml's fbc.catalog_mapping: nothing renders it"))
                 .severity(Severity::Warning)
-                .at(*fi, Span::new(0, 0))
+                .at(fi, Span::new(0, 0))
                 .related("ci.yaml", Some(Location { file: ci, span: Span::new(0, 0) }))
                 .help("Edits to this file reach no catalog. Map it (`{template_name, type, catalog_names}`) or delete it."),
         );

@@ -61,22 +61,6 @@ pub struct Template<'a> {
     pub body: Body<'a>,
 }
 
-impl Template<'_> {
-    pub fn schema(&self) -> &'static str {
-        match self.body {
-            Body::Basic(_) => BASIC,
-            Body::Semver(_) => SEMVER,
-        }
-    }
-
-    pub fn images(&self) -> Vec<&ImageRef<'_>> {
-        match &self.body {
-            Body::Basic(b) => b.bundles.iter().collect(),
-            Body::Semver(s) => s.bundles.iter().map(|(_, r)| r).collect(),
-        }
-    }
-}
-
 /// The template schema of a file's first document, if it is one (`schema` matched as opm's
 /// decoders match it: case-insensitively; the value exactly).
 pub fn schema_of(f: &LoadedFile) -> Option<&'static str> {
@@ -133,12 +117,9 @@ pub fn read<'a>(
     Some(Template { doc, body })
 }
 
-/// `Key` suggestions for an unknown key, case-insensitively.
+/// ` (did you mean `Key`?)` for an unknown key (`suggest` compares case-insensitively).
 fn did_you_mean(key: &str, known: &[&'static str]) -> String {
-    let lower = key.to_ascii_lowercase();
-    let lowered: Vec<String> = known.iter().map(|k| k.to_ascii_lowercase()).collect();
-    crate::suggest::closest(&lower, lowered.iter().map(String::as_str))
-        .and_then(|l| known.iter().find(|k| k.eq_ignore_ascii_case(l)))
+    crate::suggest::closest(key, known.iter().copied())
         .map(|k| format!(" (did you mean `{k}`?)"))
         .unwrap_or_default()
 }
@@ -595,51 +576,32 @@ fn archetype<'a>(
     }
 }
 
-/// A bundle of a rendered catalog (`catalogs/<v>/<op>/catalog.yaml`), as written there.
-#[derive(Debug, Clone, Copy)]
+/// A bundle of a rendered catalog (`catalogs/<v>/<op>/catalog.yaml`).
+#[derive(Debug, Clone)]
 pub struct RenderedBundle<'a> {
     pub doc: DocRef<'a>,
     pub name: &'a str,
     pub package: &'a str,
     /// The `olm.package` property's version.
-    pub version: Option<&'a str>,
+    pub version: Option<String>,
 }
 
-/// The `olm.bundle` documents of a rendered catalog file, by image (the first one wins).
+/// The bundles of the rendered catalog file `fi` (modelled in `cat`), by image (the first one
+/// wins).
 pub fn rendered_bundles<'a>(
-    files: &'a [LoadedFile],
+    cat: &super::Catalog<'a>,
     fi: usize,
 ) -> std::collections::HashMap<&'a str, RenderedBundle<'a>> {
     let mut out = std::collections::HashMap::new();
-    let docs = files.get(fi).map_or(&[][..], |f| &f.docs[..]);
-    for d in docs.iter().filter(|d| !d.failed) {
-        let Some(root) = d.root.as_ref() else {
+    for b in cat.bundles.iter().filter(|b| b.doc.file == fi) {
+        let Some(image) = b.image.map(|i| i.value) else {
             continue;
         };
-        if root.get("schema").and_then(Node::as_str) != Some("olm.bundle") {
-            continue;
-        }
-        let Some(image) = root.get("image").and_then(Node::as_str) else {
-            continue;
-        };
-        let version = root
-            .get("properties")
-            .and_then(Node::as_seq)
-            .into_iter()
-            .flatten()
-            .find(|p| p.get("type").and_then(Node::as_str) == Some("olm.package"))
-            .and_then(|p| p.get("value"))
-            .and_then(|v| v.get("version"))
-            .and_then(Node::as_str);
-        out.entry(image).or_insert(RenderedBundle {
-            doc: DocRef {
-                file: fi,
-                doc: d.index,
-                node: root,
-            },
-            name: root.get("name").and_then(Node::as_str).unwrap_or(""),
-            package: root.get("package").and_then(Node::as_str).unwrap_or(""),
-            version,
+        out.entry(image).or_insert_with(|| RenderedBundle {
+            doc: b.doc,
+            name: b.name.map_or("", |n| n.value),
+            package: b.package.map_or("", |p| p.value),
+            version: b.version().map(|v| v.value.to_string()),
         });
     }
     out
@@ -650,12 +612,12 @@ pub fn rendered_bundles<'a>(
 /// of the rendered catalog whose images the template lists. A package with bundles that no
 /// rendered catalog resolves is opaque (checks that something is missing hold back).
 /// Returns the catalog and the template bundles resolved (by index) to rendered documents.
-pub fn basic_catalog<'a>(
+pub fn basic_catalog<'r, 'a>(
     t: &Template<'a>,
     b: &Basic<'a>,
-    rendered: &std::collections::HashMap<&'a str, RenderedBundle<'a>>,
+    rendered: &'r std::collections::HashMap<&'a str, RenderedBundle<'a>>,
     diags: &mut Vec<Diagnostic>,
-) -> (super::Catalog<'a>, Vec<Option<RenderedBundle<'a>>>) {
+) -> (super::Catalog<'a>, Vec<Option<&'r RenderedBundle<'a>>>) {
     let mut cat = super::Catalog::default();
     for (_, node) in &b.blobs {
         super::decode::document(
@@ -673,7 +635,7 @@ pub fn basic_catalog<'a>(
     let mut scratch = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for r in &b.bundles {
-        let hit = rendered.get(r.image.value).copied();
+        let hit = rendered.get(r.image.value);
         // A second listing of an image is OLM903's; the bundle is modelled once.
         if let Some(rb) = hit.filter(|_| seen.insert(r.image.value)) {
             // Its decoding findings belong to the rendered catalog's own run.
