@@ -612,6 +612,7 @@ fn sources_with<'c, 'a>(
         catalog,
         index,
         priority: i64::MAX,
+        shadowed_by_own: false,
     };
     let extra = extra
         .iter()
@@ -620,6 +621,7 @@ fn sources_with<'c, 'a>(
             catalog: &m.catalog,
             index: &m.index,
             priority: i64::MAX - 1,
+            shadowed_by_own: true,
         })
         .collect::<Vec<_>>();
     let n = context.len() as i64;
@@ -634,6 +636,7 @@ fn sources_with<'c, 'a>(
                     catalog,
                     index,
                     priority: n - i as i64,
+                    shadowed_by_own: false,
                 },
             );
     std::iter::once(own).chain(extra).chain(rest).collect()

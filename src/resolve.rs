@@ -113,6 +113,7 @@ pub fn run_all(reqs: &[Request]) -> Vec<Result<Answer, String>> {
                             catalog: catalogs.get(i)?,
                             index: indexes.get(i)?,
                             priority: first.catalogs.get(i)?.1,
+                            shadowed_by_own: false,
                         })
                     })
                     .collect();

@@ -121,7 +121,10 @@ pub fn check_all<'a>(
         .filter(|(_, f)| f.scope < linted && template::is_template_file(f))
         .map(|(i, _)| i)
         .collect();
-    let ops = operators(files, linted);
+    let ops: HashMap<PathBuf, Operator<'_>> = operators(files, linted)
+        .into_iter()
+        .map(|o| (o.dir.clone(), o))
+        .collect();
     // Rendered catalogs: every linted catalog file, by path; and the `catalogs/` directories
     // they are in (`<repo>/catalogs/<version>/<operator>/<file>`).
     let by_path: HashMap<PathBuf, usize> = files
@@ -150,17 +153,16 @@ pub fn check_all<'a>(
             by_dir.entry(dir.to_path_buf()).or_default().push((i, name));
         }
     }
-    let mut out: Vec<Diagnostic> = templates
+    let prepared: Vec<(Vec<Diagnostic>, Option<Pending<'a>>)> = templates
         .par_iter()
-        .enumerate()
-        .flat_map_iter(|(n, &fi)| {
+        .map(|&fi| {
             let mut diags = Vec::new();
             let Some(t) = template::read(files, fi, &mut diags) else {
-                return diags;
+                return (diags, None);
             };
             // The operator that maps this template, and the rendered catalogs it names.
             let Some(f) = files.get(fi) else {
-                return diags;
+                return (diags, None);
             };
             let path = norm(&f.source.path);
             let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -168,7 +170,7 @@ pub fn check_all<'a>(
                 .parent()
                 .filter(|d| d.file_name().is_some_and(|n| n == "catalog-templates"))
                 .and_then(Path::parent)
-                .and_then(|d| ops.iter().find(|o| o.dir == d));
+                .and_then(|d| ops.get(d));
             let mut rendered: Vec<(String, usize)> = Vec::new();
             if let Some(op) = op {
                 let repo = op
@@ -207,14 +209,41 @@ pub fn check_all<'a>(
                 lookup: &lookup,
                 rendered: &rendered,
             };
-            match &t.body {
-                Body::Basic(b) => basic(inputs, b, TEMPLATE_SCOPES + n, check, &mut diags),
-                Body::Semver(s) => semver(inputs, s, &mut diags),
-            }
-            diags
+            let pending = match &t.body {
+                Body::Basic(b) => Some(basic(inputs, b, &mut diags)),
+                Body::Semver(s) => {
+                    semver(inputs, s, &mut diags);
+                    None
+                }
+            };
+            (
+                diags,
+                pending.map(|(catalog, resolved, extra)| Pending {
+                    t,
+                    catalog,
+                    resolved,
+                    extra,
+                }),
+            )
         })
         .collect();
-    for op in &ops {
+    let mut out = Vec::new();
+    let mut pending = Vec::new();
+    for (diags, p) in prepared {
+        out.extend(diags);
+        pending.extend(p);
+    }
+    // Basic templates' catalogs, checked in batches: one check per catalog they are rendered
+    // into (its resolution is built once, not once per template), each batch holding a package
+    // once; templates rendered nowhere are checked alone.
+    let batches = batches(pending);
+    let checked: Vec<Vec<Diagnostic>> = batches
+        .into_par_iter()
+        .enumerate()
+        .map(|(n, batch)| check_batch(files, batch, TEMPLATE_SCOPES + n, check))
+        .collect();
+    out.extend(checked.into_iter().flatten());
+    for op in ops.values() {
         let in_dir = by_dir
             .get(&op.dir.join("catalog-templates"))
             .map_or(&[][..], Vec::as_slice);
@@ -307,46 +336,93 @@ struct Inputs<'i, 'a> {
     rendered: &'i [(String, usize)],
 }
 
-fn basic<'a>(
-    inputs: Inputs<'_, 'a>,
-    b: &Basic<'a>,
+/// A basic template whose catalog is still to be checked.
+struct Pending<'a> {
+    t: Template<'a>,
+    catalog: Catalog<'a>,
+    /// What each of its bundle images resolved to in the rendered catalogs.
+    resolved: Vec<Option<RenderedBundle<'a>>>,
+    /// The linted catalog its bundles are rendered into (their dependencies resolve there).
+    extra: Option<usize>,
+}
+
+impl Pending<'_> {
+    /// The packages its catalog declares or mentions.
+    fn packages(&self) -> BTreeSet<&str> {
+        let c = &self.catalog;
+        c.packages
+            .iter()
+            .filter_map(|p| p.name.map(|n| n.value))
+            .chain(c.channels.iter().filter_map(|x| x.package.map(|p| p.value)))
+            .chain(c.bundles.iter().map(|b| b.package()))
+            .collect()
+    }
+}
+
+/// Group pending templates into batches checked as one catalog: those rendered into the same
+/// linted catalog, no package twice in a batch (a package's own findings must not depend on
+/// another template's). Templates rendered nowhere are batches of their own: together they
+/// would see each other's packages, which alone they do not.
+fn batches(pending: Vec<Pending<'_>>) -> Vec<Vec<Pending<'_>>> {
+    let mut out: Vec<Vec<Pending<'_>>> = Vec::new();
+    let mut open: HashMap<usize, Vec<(usize, BTreeSet<String>)>> = HashMap::new();
+    for p in pending {
+        let Some(extra) = p.extra else {
+            out.push(vec![p]);
+            continue;
+        };
+        let pkgs: BTreeSet<String> = p.packages().into_iter().map(str::to_string).collect();
+        let slots = open.entry(extra).or_default();
+        match slots.iter_mut().find(|(_, taken)| taken.is_disjoint(&pkgs)) {
+            Some((i, taken)) => {
+                taken.extend(pkgs);
+                if let Some(batch) = out.get_mut(*i) {
+                    batch.push(p);
+                }
+            }
+            None => {
+                slots.push((out.len(), pkgs));
+                out.push(vec![p]);
+            }
+        }
+    }
+    out
+}
+
+/// Check a batch of templates as one catalog and give each template its findings: those in
+/// its file (pointers from the template's root) and those on a rendered bundle it lists,
+/// moved to the template line of its image. The rest is the rendered catalogs' own business
+/// (their run reports it).
+fn check_batch<'a>(
+    files: &'a [LoadedFile],
+    batch: Vec<Pending<'a>>,
     scope: usize,
     check: &CheckCatalog<'a>,
-    out: &mut Vec<Diagnostic>,
-) {
-    let Inputs {
-        files,
-        catalogs,
-        t,
-        lookup,
-        rendered,
-    } = inputs;
-    let fi = t.doc.file;
-    let mut diags = Vec::new();
-    let (catalog, resolved) = template::basic_catalog(t, b, lookup, &mut diags);
-    let (mut expected, _) = Expected::of(&catalog, None, None);
-    expected.images = b
-        .bundles
+) -> Vec<Diagnostic> {
+    let mut catalog = Catalog::default();
+    let mut members = Vec::with_capacity(batch.len());
+    let mut extra = None;
+    for p in batch {
+        catalog.append(p.catalog);
+        extra = extra.or(p.extra);
+        members.push((p.t, p.resolved));
+    }
+    let name = match members.as_slice() {
+        [(t, _)] => display(files, t.doc.file),
+        _ => format!("{} catalog templates", members.len()),
+    };
+    let by_file: HashMap<usize, usize> = members
         .iter()
-        .map(|r| r.image.value.to_string())
+        .enumerate()
+        .map(|(i, (t, _))| (t.doc.file, i))
         .collect();
-    let name = display(files, fi);
-    // Dependencies resolve where the bundles are rendered: the last (newest) mapped catalog.
-    let extra: Vec<usize> = rendered
-        .last()
-        .and_then(|(_, ri)| files.get(*ri).map(|f| f.scope))
-        .into_iter()
-        .collect();
-    diags.extend(check(catalog, scope, name, &extra));
-    // Findings in the template get pointers from the template's root; findings on a rendered
-    // bundle move to the template line that lists its image; the rest is the rendered
-    // catalogs' own business (their run reports it).
-    for mut d in diags {
+    let mut out = Vec::new();
+    for mut d in check(catalog, scope, name, extra.as_slice()) {
         let Some(loc) = d.location else {
             continue;
         };
-        if loc.file == fi {
-            if let Some(i) = entry_of(b, loc.span) {
+        if let Some((t, _)) = by_file.get(&loc.file).and_then(|&i| members.get(i)) {
+            if let Some(i) = t.basic().and_then(|b| entry_of(b, loc.span)) {
                 // The catalog checks point from the entry (a blob of its own).
                 let p = d.pointer.take().unwrap_or_default();
                 d.pointer = Some(format!("/entries/{i}{p}"));
@@ -360,14 +436,19 @@ fn basic<'a>(
         if !is_dependency_rule(d.rule) {
             continue;
         }
-        let Some((r, rb)) = b.bundles.iter().zip(&resolved).find_map(|(r, rb)| {
-            rb.filter(|rb| {
-                rb.doc.file == loc.file
-                    && rb.doc.node.span.start() <= loc.span.start()
-                    && loc.span.end() <= rb.doc.node.span.end()
+        let site = members.iter().find_map(|(t, resolved)| {
+            let b = t.basic()?;
+            b.bundles.iter().zip(resolved).find_map(|(r, rb)| {
+                rb.as_ref()
+                    .filter(|rb| {
+                        rb.doc.file == loc.file
+                            && rb.doc.node.span.start() <= loc.span.start()
+                            && loc.span.end() <= rb.doc.node.span.end()
+                    })
+                    .map(|rb| (t.doc.file, r, rb))
             })
-            .map(|rb| (r, rb))
-        }) else {
+        });
+        let Some((fi, r, rb)) = site else {
             continue;
         };
         d.location = Some(Location {
@@ -381,6 +462,33 @@ fn basic<'a>(
         );
         out.push(d);
     }
+    out
+}
+
+/// A basic template: its catalog (to be checked in a batch), what its images resolved to and
+/// where it is rendered; OLM904 and OLM906, which need no check, are reported here.
+fn basic<'a>(
+    inputs: Inputs<'_, 'a>,
+    b: &Basic<'a>,
+    out: &mut Vec<Diagnostic>,
+) -> (Catalog<'a>, Vec<Option<RenderedBundle<'a>>>, Option<usize>) {
+    let Inputs {
+        files,
+        catalogs,
+        t,
+        lookup,
+        rendered,
+    } = inputs;
+    let fi = t.doc.file;
+    let (catalog, resolved) = template::basic_catalog(t, b, lookup, out);
+    let resolved: Vec<Option<RenderedBundle<'a>>> =
+        resolved.into_iter().map(|r| r.cloned()).collect();
+    let (mut expected, _) = Expected::of(&catalog, None, None);
+    expected.images = b
+        .bundles
+        .iter()
+        .map(|r| r.image.value.to_string())
+        .collect();
     let unresolved: Vec<&template::ImageRef<'_>> = b
         .bundles
         .iter()
@@ -394,6 +502,11 @@ fn basic<'a>(
     for (cat, ri) in rendered {
         drift(files, catalogs, t, &expected, cat, *ri, out);
     }
+    // Dependencies resolve where the bundles are rendered: the last (newest) mapped catalog.
+    let extra = rendered
+        .last()
+        .and_then(|(_, ri)| files.get(*ri).map(|f| f.scope));
+    (catalog, resolved, extra)
 }
 
 /// OLM904: what could not be checked because the bundles are image references.

@@ -198,6 +198,26 @@ pub struct Catalog<'a> {
 }
 
 impl<'a> Catalog<'a> {
+    /// The objects of `other` after this catalog's, as if its documents came after these
+    /// (bundle and operator indices of its bundle directories shifted to match).
+    pub fn append(&mut self, other: Catalog<'a>) {
+        let (bundles, operators) = (self.bundles.len(), self.operators.len());
+        self.packages.extend(other.packages);
+        self.channels.extend(other.channels);
+        self.bundles.extend(other.bundles);
+        self.deprecations.extend(other.deprecations);
+        self.others.extend(other.others);
+        self.documents += other.documents;
+        self.operators.extend(other.operators);
+        self.dir_bundles
+            .extend(other.dir_bundles.into_iter().map(|mut d| {
+                d.bundle += bundles;
+                d.operator = d.operator.map(|o| o + operators);
+                d
+            }));
+        self.opaque_packages.extend(other.opaque_packages);
+    }
+
     pub fn package(&self, name: &str) -> Option<&Package<'a>> {
         self.packages
             .iter()
@@ -243,12 +263,7 @@ pub fn build<'a>(
         .reduce(
             || (Catalog::default(), Vec::new(), MAX_DOCUMENT_FINDINGS),
             |(mut cat, mut found, cap_at), (part, d, _)| {
-                cat.packages.extend(part.packages);
-                cat.channels.extend(part.channels);
-                cat.bundles.extend(part.bundles);
-                cat.deprecations.extend(part.deprecations);
-                cat.others.extend(part.others);
-                cat.documents += part.documents;
+                cat.append(part);
                 found.extend(d);
                 // Capping again only once the list has doubled keeps this linear.
                 let mut cap_at = cap_at;

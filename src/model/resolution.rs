@@ -541,6 +541,10 @@ pub struct Source<'c, 'a> {
     pub index: &'c Index<'a>,
     /// `CatalogSource.priority`: higher is preferred after the depender's own catalog.
     pub priority: i64,
+    /// The packages the depender's own catalog (`sources[0]`) has are not taken from this one:
+    /// it is what the own catalog renders to (a template's rendered catalog), and its copy of
+    /// them is the older one.
+    pub shadowed_by_own: bool,
 }
 
 /// A dependency property's grouping key: depender's catalog, type, hash of the canonical value.
@@ -660,10 +664,19 @@ pub fn build(
         .iter()
         .enumerate()
         .flat_map(|(si, s)| s.catalog.channels.iter().map(move |c| (si, s, c)));
+    let own = sources.first().map(|s| s.index);
+    let own_has = |pkg: &str| {
+        own.is_some_and(|ix| {
+            ix.packages.contains_key(pkg) || ix.channels_by_package.contains_key(pkg)
+        })
+    };
     for (si, source, c) in channels {
         let (cat, ix) = (source.catalog, source.index);
         let offset = offsets.get(si).copied().unwrap_or(0);
         let pkg = c.package.map_or("", |p| p.value);
+        if si > 0 && source.shadowed_by_own && own_has(pkg) {
+            continue;
+        }
         let ch = c.name.map_or("", |n| n.value);
         let is_default = ix
             .packages

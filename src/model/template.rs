@@ -61,6 +61,16 @@ pub struct Template<'a> {
     pub body: Body<'a>,
 }
 
+impl<'a> Template<'a> {
+    /// A basic template's contents.
+    pub fn basic(&self) -> Option<&Basic<'a>> {
+        match &self.body {
+            Body::Basic(b) => Some(b),
+            Body::Semver(_) => None,
+        }
+    }
+}
+
 /// The template schema of a file's first document, if it is one (`schema` matched as opm's
 /// decoders match it: case-insensitively; the value exactly).
 pub fn schema_of(f: &LoadedFile) -> Option<&'static str> {
