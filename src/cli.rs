@@ -487,6 +487,7 @@ fn lint(args: LintArgs) -> i32 {
         cluster_properties: args.cluster_properties.clone(),
         closed_world: args.closed_world,
         exiting: false,
+        graph: None,
     };
     let mut opts = opts;
     // A path that does not exist is a usage error (exit 2), like `--context /nope`, not a
@@ -854,24 +855,22 @@ fn preexisting(
 fn graph(args: &GraphArgs) -> i32 {
     let opts = crate::lint::Options {
         paths: args.paths.clone(),
+        graph: Some(crate::graph::Filter {
+            package: args.package.clone(),
+            channel: args.channel.clone(),
+        }),
+        exiting: true,
         ..Default::default()
     };
-    let outcome = match crate::lint::run(&opts) {
+    let mut outcome = match crate::lint::run(&opts) {
         Ok(o) => o,
         Err(e) => {
             eprintln!("olmlint: {e}");
             return 2;
         }
     };
-    let filter = crate::graph::Filter {
-        package: args.package.clone(),
-        channel: args.channel.clone(),
-    };
-    let mut graphs = Vec::new();
-    for scope in 0..outcome.roots.len() {
-        let catalog = crate::model::build(&outcome.files, scope, &mut Vec::new());
-        graphs.extend(crate::graph::build(&catalog, &outcome.diags, &filter));
-    }
+    let mut graphs = std::mem::take(&mut outcome.graphs);
+    crate::graph::overlay(&mut graphs, &outcome.diags);
     if graphs.is_empty() {
         eprintln!("olmlint: no channel matches (check the paths, --package and --channel)");
         return 1;

@@ -45,6 +45,9 @@ pub struct Node {
 
 #[derive(Debug, Serialize)]
 pub struct ChannelGraph {
+    /// The channel document, for placing findings about the channel ([`overlay`]).
+    #[serde(skip)]
+    pub at: crate::diag::Location,
     pub name: String,
     pub default: bool,
     pub nodes: Vec<Node>,
@@ -75,23 +78,21 @@ fn finding(d: &Diagnostic) -> Finding {
     }
 }
 
-/// The graphs of a catalog's channels, with `diags` (the run's findings) overlaid.
-pub fn build(cat: &Catalog<'_>, diags: &[Diagnostic], filter: &Filter) -> Vec<PackageGraph> {
-    let mut by_bundle: BTreeMap<(&str, &str), Vec<&Diagnostic>> = BTreeMap::new();
-    let mut by_package: BTreeMap<&str, Vec<&Diagnostic>> = BTreeMap::new();
-    for d in diags {
-        let Some(p) = d.package.as_deref() else {
-            continue;
-        };
-        match d.bundle.as_deref() {
-            Some(b) => by_bundle.entry((p, b)).or_default().push(d),
-            None => by_package.entry(p).or_default().push(d),
-        }
-    }
+/// The graphs of a catalog's channels, from the model the checks use; [`overlay`] adds the
+/// run's findings.
+pub fn build(cat: &Catalog<'_>, filter: &Filter) -> Vec<PackageGraph> {
     let mut versions: BTreeMap<(&str, &str), String> = BTreeMap::new();
+    let mut bundles: BTreeSet<(&str, &str)> = BTreeSet::new();
     for b in &cat.bundles {
+        bundles.insert((b.package(), b.name()));
         if let Some(v) = b.version() {
             versions.insert((b.package(), b.name()), v.value.to_string());
+        }
+    }
+    let mut defaults: BTreeMap<&str, &str> = BTreeMap::new();
+    for p in &cat.packages {
+        if let (Some(n), Some(d)) = (p.name, p.default_channel) {
+            defaults.entry(n.value).or_insert(d.value);
         }
     }
     let mut out: BTreeMap<String, PackageGraph> = BTreeMap::new();
@@ -103,10 +104,7 @@ pub fn build(cat: &Catalog<'_>, diags: &[Diagnostic], filter: &Filter) -> Vec<Pa
         {
             continue;
         }
-        let default_channel = cat
-            .package(pkg)
-            .and_then(|p| p.default_channel)
-            .map(|d| d.value.to_string());
+        let default_channel = defaults.get(pkg).map(|d| d.to_string());
         let entry = out.entry(pkg.to_string()).or_insert_with(|| PackageGraph {
             name: pkg.to_string(),
             default_channel: default_channel.clone(),
@@ -160,16 +158,9 @@ pub fn build(cat: &Catalog<'_>, diags: &[Diagnostic], filter: &Filter) -> Vec<Pa
             .map(|e| Node {
                 name: e.name().to_string(),
                 version: versions.get(&(pkg, e.name())).cloned(),
-                exists: versions.contains_key(&(pkg, e.name()))
-                    || cat
-                        .bundles
-                        .iter()
-                        .any(|b| b.package() == pkg && b.name() == e.name()),
+                exists: bundles.contains(&(pkg, e.name())),
                 head: !targets.contains(e.name()),
-                findings: by_bundle
-                    .get(&(pkg, e.name()))
-                    .map(|ds| ds.iter().map(|d| finding(d)).collect())
-                    .unwrap_or_default(),
+                findings: Vec::new(),
             })
             .collect();
         // Edges to bundles the channel does not list are drawn to a node of their own.
@@ -178,30 +169,61 @@ pub fn build(cat: &Catalog<'_>, diags: &[Diagnostic], filter: &Filter) -> Vec<Pa
                 nodes.push(Node {
                     name: t.to_string(),
                     version: versions.get(&(pkg, t)).cloned(),
-                    exists: versions.contains_key(&(pkg, t)),
+                    exists: bundles.contains(&(pkg, t)),
                     head: false,
                     findings: Vec::new(),
                 });
             }
         }
-        let channel_findings = by_package
-            .get(pkg)
-            .map(|ds| {
-                ds.iter()
-                    .filter(|d| d.message.contains(&format!("{name:?}")))
-                    .map(|d| finding(d))
-                    .collect()
-            })
-            .unwrap_or_default();
         entry.channels.push(ChannelGraph {
+            at: crate::diag::Location {
+                file: c.doc.file,
+                span: c.doc.node.span,
+            },
             name: name.to_string(),
             default: default_channel.as_deref() == Some(name),
             nodes,
             edges,
-            findings: channel_findings,
+            findings: Vec::new(),
         });
     }
     out.into_values().collect()
+}
+
+/// Put the run's findings on the graphs: a finding about a bundle on its node in every
+/// channel of its package; one about no bundle on the channel whose document holds it.
+pub fn overlay(graphs: &mut [PackageGraph], diags: &[Diagnostic]) {
+    let mut by_bundle: BTreeMap<(&str, &str), Vec<&Diagnostic>> = BTreeMap::new();
+    let mut by_package: BTreeMap<&str, Vec<&Diagnostic>> = BTreeMap::new();
+    for d in diags {
+        let Some(p) = d.package.as_deref() else {
+            continue;
+        };
+        match d.bundle.as_deref() {
+            Some(b) => by_bundle.entry((p, b)).or_default().push(d),
+            None => by_package.entry(p).or_default().push(d),
+        }
+    }
+    for p in graphs {
+        for c in &mut p.channels {
+            for n in &mut c.nodes {
+                if let Some(ds) = by_bundle.get(&(p.name.as_str(), n.name.as_str())) {
+                    n.findings = ds.iter().map(|d| finding(d)).collect();
+                }
+            }
+            let inside = |d: &&&Diagnostic| {
+                d.location.is_some_and(|l| {
+                    l.file == c.at.file
+                        && c.at.span.start() <= l.span.start()
+                        && l.span.end() <= c.at.span.end()
+                })
+            };
+            c.findings = by_package
+                .get(p.name.as_str())
+                .map(|ds| ds.iter().filter(inside).map(|d| finding(d)).collect())
+                .unwrap_or_default();
+        }
+    }
 }
 
 fn worst(findings: &[Finding]) -> Option<&'static str> {

@@ -35,6 +35,9 @@ pub struct Options {
     /// The process exits right after this run: leave the per-catalog model to the OS instead
     /// of freeing it node by node.
     pub exiting: bool,
+    /// Also draw the upgrade graphs of these channels (`olmlint graph`) from the models the
+    /// checks use, into [`Outcome::graphs`].
+    pub graph: Option<crate::graph::Filter>,
 }
 
 pub struct Outcome {
@@ -51,6 +54,8 @@ pub struct Outcome {
     pub config_path: Option<PathBuf>,
     /// `limits.max-file-size`: also bounds the files the report stage reads.
     pub max_file_size: u64,
+    /// With [`Options::graph`]: the linted catalogs' upgrade graphs, findings not overlaid.
+    pub graphs: Vec<crate::graph::PackageGraph>,
 }
 
 impl Outcome {
@@ -370,7 +375,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         cluster: cluster.as_ref(),
         exiting: opts.exiting,
     };
-    let check_scopes = || -> Vec<(Vec<Diagnostic>, [usize; 3])> {
+    let check_scopes = || -> (Vec<ScopeFindings>, Vec<crate::graph::PackageGraph>) {
         // Each catalog is modelled once; the models are kept for the templates rendered into
         // them (their bundles' dependencies resolve there, their drift is measured there).
         let checked: Vec<(usize, ScopeModel<'_>, Vec<Diagnostic>)> = scopes
@@ -414,6 +419,12 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             )
         });
         drop(models);
+        let graphs = opts.graph.as_ref().map_or_else(Vec::new, |filter| {
+            checked
+                .iter()
+                .flat_map(|(_, m, _)| crate::graph::build(&m.catalog, filter))
+                .collect()
+        });
         let mut per_scope = Vec::with_capacity(checked.len() + 1);
         for (_, model, diags) in checked {
             let counts = [
@@ -428,10 +439,10 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             }
         }
         per_scope.push((templates, [0; 3]));
-        per_scope
+        (per_scope, graphs)
     };
     // The suppression comments are found while the catalogs are checked.
-    let (per_scope, sups) = rayon::join(check_scopes, || {
+    let ((per_scope, graphs), sups) = rayon::join(check_scopes, || {
         crate::timings::phase("suppression comments", || crate::suppress::collect(&files))
     });
     crate::timings::mark("catalogs checked");
@@ -470,6 +481,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         max_findings_per_rule_per_file: config.max_findings_per_rule_per_file,
         config_path,
         max_file_size: config.limits.max_file_size,
+        graphs,
     })
 }
 
@@ -641,6 +653,9 @@ fn sources_with<'c, 'a>(
             );
     std::iter::once(own).chain(extra).chain(rest).collect()
 }
+
+/// One catalog's findings and its document, package and bundle counts.
+type ScopeFindings = (Vec<Diagnostic>, [usize; 3]);
 
 /// A catalog, its lookup tables and the name it is quoted by.
 struct ScopeModel<'a> {
