@@ -153,6 +153,27 @@ fn a_dependency_satisfied_by_context_is_quiet() {
 }
 
 #[test]
+fn a_near_miss_in_a_context_catalog_is_named() {
+    // bar exists only in the context catalog, at a version the range excludes: the finding
+    // says which versions exist there, not that bar is in no catalog.
+    let (tmp, cat) = temp_catalog(&requires("bar", ">=2.0.0"), "");
+    let ctx = tmp.path().join("other");
+    std::fs::create_dir_all(&ctx).unwrap();
+    std::fs::write(ctx.join("catalog.yaml"), BAR).unwrap();
+    let (d, _) = lint(&[cat.to_str().unwrap(), "--context", ctx.to_str().unwrap()]);
+    let msgs: Vec<&str> = d
+        .iter()
+        .filter(|x| x["rule"] == "OLM503")
+        .map(common::message)
+        .collect();
+    assert!(!msgs.is_empty(), "{d:#?}");
+    for m in msgs {
+        assert!(m.contains("bar exists only at 1.0.0"), "{m}");
+        assert!(!m.contains("there is no package"), "{m}");
+    }
+}
+
+#[test]
 fn an_in_catalog_reason_stays_an_error_next_to_an_absent_dependency() {
     let (_tmp, cat) = temp_catalog(
         &format!("{CERT_MANAGER}{}", requires("bar", ">=2.0.0")),

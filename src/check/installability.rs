@@ -556,6 +556,8 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
     let mut out = Vec::new();
     match pred {
         Pred::Package { name, range } => {
+            // Every catalog the dependency may come from: the own one through its index, the
+            // context ones (rarely consulted: only for a failing dependency) by a scan.
             let mut versions: Vec<&str> = ctx
                 .index
                 .bundles_by_package
@@ -563,6 +565,13 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
                 .into_iter()
                 .flatten()
                 .filter_map(|&i| ctx.catalog.bundles.get(i))
+                .chain(
+                    ctx.catalogs
+                        .iter()
+                        .skip(1)
+                        .flat_map(|c| c.bundles.iter())
+                        .filter(|b| b.package() == name.as_str()),
+                )
                 .filter_map(|x| x.version().map(|v| v.value))
                 .collect();
             // Semver order (blang precedence), unparsable ones first; the highest are shown.
@@ -580,10 +589,21 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
             });
             versions.dedup();
             if versions.is_empty() {
-                let known: Vec<&str> = ctx.index.packages.keys().copied().collect();
+                let known: Vec<&str> =
+                    ctx.index
+                        .packages
+                        .keys()
+                        .copied()
+                        .chain(ctx.catalogs.iter().skip(1).flat_map(|c| {
+                            c.packages.iter().filter_map(|p| p.name.map(|n| n.value))
+                        }))
+                        .collect();
                 match crate::suggest::closest(name, known) {
                     Some(s) => out.push(format!(
                         "there is no package {name:?} (did you mean {s:?}?)"
+                    )),
+                    None if ctx.catalogs.len() > 1 => out.push(format!(
+                        "there is no package {name:?} in any loaded catalog"
                     )),
                     None => out.push(format!("there is no package {name:?} in the catalog")),
                 }
