@@ -19,6 +19,8 @@
 #                     (see "prepare" below)
 #   INPUT_ARGS        extra `olmlint lint` arguments, split on whitespace (no shell quoting)
 #   INPUT_NEW_FINDINGS_ONLY  true (default): with --changed-since in the args, add --only-new
+#   INPUT_GRAPH_SUMMARY  true (default): with --changed-since in the args, append the changed
+#                     upgrade graphs (olmlint graph --changed-since REF -f markdown) to the summary
 # Other environment:
 #   OLMLINT_BIN            use this olmlint binary (no build, no cache; the tests use it)
 #   OLMLINT_INSTALL_ROOT   where `install` puts bin/olmlint (set by action.yml from `prepare`)
@@ -499,6 +501,58 @@ summary_count() {
   printf '%s' "${n:-}"
 }
 
+# The REF of a `--changed-since REF` (or `--changed-since=REF`) in the args input, or nothing.
+changed_since_ref() {
+  local word next=no
+  set -f
+  for word in ${INPUT_ARGS:-}; do
+    if [ "$next" = yes ]; then
+      printf '%s' "$word"
+      set +f
+      return 0
+    fi
+    case $word in
+      --changed-since) next=yes ;;
+      --changed-since=*)
+        printf '%s' "${word#--changed-since=}"
+        set +f
+        return 0
+        ;;
+    esac
+  done
+  set +f
+}
+
+# Appends `olmlint graph --changed-since REF -f markdown` to the step summary, when asked for
+# and possible; a failure is a warning, not the step's verdict.
+graph_summary() {
+  local bin=$1 tmp=$2 ref help rc
+  shift 2
+  [ "${INPUT_GRAPH_SUMMARY:-true}" = true ] || return 0
+  [ -n "${GITHUB_STEP_SUMMARY:-}" ] || return 0
+  ref=$(changed_since_ref)
+  [ -n "$ref" ] || return 0
+  help=$("$bin" graph --help 2>/dev/null || true)
+  case $help in
+    *--changed-since*) ;;
+    *) return 0 ;;
+  esac
+  local -a config=()
+  if [ -n "${INPUT_CONFIG:-}" ]; then
+    config=(--config "$INPUT_CONFIG")
+  fi
+  case " ${INPUT_ARGS:-} " in
+    *" --no-config "*) config=(--no-config) ;;
+  esac
+  rc=0
+  "$bin" graph "$@" --changed-since "$ref" -f markdown -o "$tmp/graphs.md" ${config[@]+"${config[@]}"} 2>"$tmp/stderr.graph" || rc=$?
+  if [ "$rc" -eq 0 ] && [ -f "$tmp/graphs.md" ]; then
+    cat "$tmp/graphs.md" >>"$GITHUB_STEP_SUMMARY"
+  else
+    printf '::warning title=olmlint::%s\n' "$(gh_escape "the upgrade graphs were not added to the job summary: $(head -n 1 "$tmp/stderr.graph")")"
+  fi
+}
+
 cmd_lint() {
   local bin tmp fail_on sarif rc_json rc_gh rc_sarif rc r errors warnings help has_context token
   find_bin
@@ -610,6 +664,9 @@ cmd_lint() {
       printf '%s\n' '{"$schema":"https://json.schemastore.org/sarif-2.1.0.json","version":"2.1.0","runs":[{"tool":{"driver":{"name":"olmlint","informationUri":"https://github.com/olmlint/olmlint","rules":[]}},"results":[]}]}' >"$sarif"
     fi
   fi
+
+  # The upgrade graphs the pull request changed, in the job summary (never fails the step).
+  graph_summary "$bin" "$tmp" "${paths[@]}"
 
   if [ -f "$tmp/report.json" ]; then
     errors=$(summary_count "$tmp/report.json" errors)

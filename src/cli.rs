@@ -68,17 +68,33 @@ pub struct GraphArgs {
     /// Only this channel.
     #[arg(long)]
     pub channel: Option<String>,
-    /// Output format: Mermaid (GitHub renders it), Graphviz DOT, or the graph as JSON.
+    /// Output format: Mermaid (GitHub renders it), Graphviz DOT, SVG (drawn by olmlint), the
+    /// graph as JSON, or Markdown for a pull request's job summary.
     #[arg(long, short = 'f', value_enum, default_value = "mermaid")]
     pub format: GraphFormat,
+    /// Draw what changed since this previous version of the catalog: added, removed and
+    /// re-pointed bundles and edges, and bundles left without an upgrade (OLM704).
+    #[arg(long, value_name = "OLD", conflicts_with = "changed_since")]
+    pub baseline: Option<PathBuf>,
+    /// Draw what changed since a git ref, for each catalog holding a changed file.
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+    /// Fold runs of at least N consecutive plain bundles of a replaces chain into one node
+    /// (0: never; default 4, and 0 for JSON).
+    #[arg(long, value_name = "N")]
+    pub collapse: Option<usize>,
+    /// Write the graph to this file instead of standard output.
+    #[arg(long = "output-file", short = 'o', value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Configuration file (default: .olmlint.yaml found upward from the first path).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Ignore any configuration file.
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
 }
 
-#[derive(ValueEnum, Clone, Copy, Debug)]
-pub enum GraphFormat {
-    Mermaid,
-    Dot,
-    Json,
-}
+pub use crate::graph_command::GraphFormat;
 
 #[derive(clap::Args, Debug)]
 pub struct ResolveArgs {
@@ -263,6 +279,7 @@ impl HardStop {
                 ..Default::default()
             },
             fail_on: Some(Severity::Error),
+            graphs: &[],
         };
         let format = report_format(self.format);
         let text = report.render(format, false);
@@ -580,6 +597,10 @@ fn lint(args: LintArgs) -> i32 {
             Err(e) => eprintln!("olmlint: --changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}"),
         }
     }
+    // The HTML report draws the upgrade graphs from the models the checks build.
+    if report_format(args.format) == Format::Html {
+        opts.graph = Some(crate::graph::Filter::default());
+    }
     let opts = opts;
     if args.unsafe_fixes && !args.fix && !args.diff {
         eprintln!("olmlint: --unsafe-fixes only applies with --fix or --diff");
@@ -650,11 +671,13 @@ fn lint(args: LintArgs) -> i32 {
         }
     }
     let format = report_format(args.format);
+    let graphs = crate::graph_command::finish(&mut outcome, crate::graph_command::COLLAPSE);
     let report = Report {
         diags: &outcome.diags,
         files: &outcome.files,
         summary: outcome.summary,
         fail_on: args.fail_on.threshold(),
+        graphs: &graphs,
     };
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let color = match args.color {
@@ -853,34 +876,49 @@ fn preexisting(
 }
 
 fn graph(args: &GraphArgs) -> i32 {
-    let opts = crate::lint::Options {
+    let req = crate::graph_command::Request {
         paths: args.paths.clone(),
-        graph: Some(crate::graph::Filter {
+        filter: crate::graph::Filter {
             package: args.package.clone(),
             channel: args.channel.clone(),
+        },
+        baseline: args.baseline.clone(),
+        changed_since: args.changed_since.clone(),
+        collapse: args.collapse.unwrap_or(match args.format {
+            GraphFormat::Json => 0,
+            _ => crate::graph_command::COLLAPSE,
         }),
-        exiting: true,
-        ..Default::default()
+        config: args.config.clone(),
+        no_config: args.no_config,
     };
-    let mut outcome = match crate::lint::run(&opts) {
-        Ok(o) => o,
+    let drawn = match crate::graph_command::draw(&req) {
+        Ok(d) => d,
         Err(e) => {
             eprintln!("olmlint: {e}");
             return 2;
         }
     };
-    let mut graphs = std::mem::take(&mut outcome.graphs);
-    crate::graph::overlay(&mut graphs, &outcome.diags);
-    if graphs.is_empty() {
+    if drawn.graphs.is_empty() && drawn.compared_with.is_none() {
         eprintln!("olmlint: no channel matches (check the paths, --package and --channel)");
         return 1;
     }
-    let text = match args.format {
-        GraphFormat::Mermaid => crate::graph::mermaid(&graphs),
-        GraphFormat::Dot => crate::graph::dot(&graphs),
-        GraphFormat::Json => serde_json::to_string_pretty(&graphs).unwrap_or_default() + "\n",
-    };
-    print!("{text}");
+    if drawn.graphs.is_empty() {
+        if let Some(what) = &drawn.compared_with {
+            eprintln!("olmlint: no channel's upgrade graph {what}");
+        }
+    }
+    let text = crate::graph_command::render(&drawn, args.format);
+    match &args.output_file {
+        Some(path) => {
+            if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
+                eprintln!("olmlint: cannot write {}: {e}", path.display());
+                return 2;
+            }
+        }
+        None => {
+            let _ = std::io::stdout().lock().write_all(text.as_bytes());
+        }
+    }
     0
 }
 

@@ -22,6 +22,7 @@ pub mod fix;
 pub mod generate;
 pub mod git;
 pub mod graph;
+pub mod graph_command;
 pub mod io;
 pub mod lint;
 pub mod load;

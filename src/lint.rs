@@ -422,7 +422,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         let graphs = opts.graph.as_ref().map_or_else(Vec::new, |filter| {
             checked
                 .iter()
-                .flat_map(|(_, m, _)| crate::graph::build(&m.catalog, filter))
+                .flat_map(|(scope, m, _)| crate::graph::build(&m.catalog, filter, &m.name, *scope))
                 .collect()
         });
         let mut per_scope = Vec::with_capacity(checked.len() + 1);

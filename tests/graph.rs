@@ -1,96 +1,374 @@
-//! `olmlint graph`: the channels' upgrade graphs with the lint findings overlaid (a first part
-//! of issue #33: JSON, Mermaid and DOT; SVG, HTML and the pull-request diff are not built yet).
+//! `olmlint graph`: the channels' upgrade graphs with the lint findings overlaid, in every
+//! format, and the difference to a baseline (`--baseline`, `--changed-since`).
+//!
+//! Golden files live in `fixtures/graphs/expected/`; `OLMLINT_UPDATE_GOLDEN=1 cargo test
+//! --test graph` rewrites them (review the diff). `fixtures/graphs/after` holds every overlay
+//! kind: a deprecated bundle and channel, an entry dropped from the replaces chain, a skipped
+//! bundle the catalog lacks (OLM110), two heads and a cycle (OLM105), an unsatisfiable
+//! dependency (OLM503) and uninstallable bundles (OLM501); against `fixtures/graphs/before`
+//! it adds, removes and re-points bundles and strands one (OLM704).
+
+mod common;
 
 use serde_json::Value;
+use std::path::Path;
 use std::process::Command;
 
-fn graph(args: &[&str]) -> (i32, String) {
+fn olmlint(cwd: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
-        .arg("graph")
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(cwd)
         .output()
         .unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
 
-#[test]
-fn json_has_heads_edges_and_findings() {
-    let (code, out) = graph(&["fixtures/catalogs/broken-graph", "-f", "json"]);
-    assert_eq!(code, 0, "{out}");
-    let v: Value = serde_json::from_str(&out).unwrap();
-    let stable = &v[0]["channels"][0];
-    assert_eq!(v[0]["name"], "foo");
-    assert_eq!(stable["name"], "stable");
-    let node = |name: &str| {
-        stable["nodes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|n| n["name"] == name)
-            .unwrap_or_else(|| panic!("{name}"))
-            .clone()
-    };
-    // Two heads (OLM105 on the channel), the replaces edge, findings on the bundles.
-    assert_eq!(node("foo.v1.0.0")["head"], true);
-    assert_eq!(node("foo.v3.0.0")["head"], true);
-    assert_eq!(node("foo.v2.0.0")["head"], false);
-    assert_eq!(
-        stable["edges"][0],
-        serde_json::json!({"from": "foo.v3.0.0", "to": "foo.v2.0.0", "kind": "replaces"})
+fn graph(args: &[&str]) -> (i32, String) {
+    let mut all = vec!["graph"];
+    all.extend_from_slice(args);
+    let (code, out, _) = olmlint(Path::new(env!("CARGO_MANIFEST_DIR")), &all);
+    (code, out)
+}
+
+/// Compares with (or, with OLMLINT_UPDATE_GOLDEN=1, writes) `fixtures/graphs/expected/NAME`.
+fn golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/graphs/expected")
+        .join(name);
+    if std::env::var_os("OLMLINT_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (OLMLINT_UPDATE_GOLDEN=1 writes it)",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{name} differs from its golden file (OLMLINT_UPDATE_GOLDEN=1 rewrites it):\n{actual}"
     );
-    let v2 = node("foo.v2.0.0");
-    let rules: Vec<&str> = v2["findings"]
+}
+
+const AFTER: &str = "fixtures/graphs/after";
+const BEFORE: &str = "fixtures/graphs/before";
+
+#[test]
+fn every_format_of_the_state_matches_its_golden_file() {
+    for (format, name) in [
+        ("mermaid", "state.mmd"),
+        ("dot", "state.dot"),
+        ("svg", "state.svg"),
+        ("json", "state.json"),
+    ] {
+        let (code, out) = graph(&[AFTER, "-f", format]);
+        assert_eq!(code, 0, "{format}: {out}");
+        golden(name, &out);
+    }
+}
+
+#[test]
+fn every_format_of_the_difference_matches_its_golden_file() {
+    for (format, name) in [
+        ("mermaid", "diff.mmd"),
+        ("dot", "diff.dot"),
+        ("svg", "diff.svg"),
+        ("json", "diff.json"),
+        ("markdown", "diff.md"),
+    ] {
+        let (code, out) = graph(&[AFTER, "--baseline", BEFORE, "-f", format]);
+        assert_eq!(code, 0, "{format}: {out}");
+        golden(name, &out);
+    }
+}
+
+fn node<'a>(channel: &'a Value, name: &str) -> &'a Value {
+    channel["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == name)
+        .unwrap_or_else(|| panic!("no node {name} in {channel}"))
+}
+
+fn channel<'a>(graphs: &'a Value, package: &str, name: &str) -> &'a Value {
+    graphs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == package)
+        .and_then(|p| {
+            p["channels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == name)
+        })
+        .unwrap_or_else(|| panic!("no channel {package}/{name}"))
+}
+
+fn rules(node: &Value) -> Vec<&str> {
+    node["findings"]
         .as_array()
         .unwrap()
         .iter()
         .map(|f| f["rule"].as_str().unwrap())
-        .collect();
-    assert!(rules.contains(&"OLM104"), "{rules:?}");
-    assert!(stable["findings"]
+        .collect()
+}
+
+#[test]
+fn the_state_carries_every_overlay_kind() {
+    let (code, out) = graph(&[AFTER, "-f", "json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let stable = channel(&v, "app", "stable");
+    assert_eq!(stable["default"], true);
+    // Deprecated by olm.deprecations; dropped by sortChannel (skipped); not in the catalog.
+    assert_eq!(node(stable, "app.v1.0.0")["deprecated"], true);
+    assert_eq!(node(stable, "app.v1.2.5")["off_chain"], true);
+    assert_eq!(node(stable, "app.v1.2.0").get("off_chain"), None);
+    assert_eq!(node(stable, "app.v0.9.0")["exists"], false);
+    assert_eq!(rules(node(stable, "app.v1.3.0")), ["OLM110"]);
+    assert_eq!(node(stable, "app.v1.3.0")["head"], true);
+    // skipRange '>=1.2.0 <1.3.0' covers 1.2.0 and 1.2.5, not 1.0.0.
+    let ranges: Vec<&str> = stable["edges"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|f| f["rule"] == "OLM105"));
-}
-
-#[test]
-fn mermaid_and_dot_draw_the_same_graph() {
-    let (code, m) = graph(&["fixtures/catalogs/broken-graph"]);
-    assert_eq!(code, 0);
-    assert!(m.starts_with("flowchart RL\n"), "{m}");
-    assert!(m.contains("subgraph c0[\"foo / stable [OLM105]\"]"), "{m}");
-    assert!(m.contains("c0n1[\"foo.v2.0.0<br/>OLM104 OLM301\"]"), "{m}");
-    assert!(m.contains("class c0n1 error"), "{m}");
-    assert!(m.contains("class c0n0 head"), "{m}");
-    assert!(m.contains("c0n2 --> c0n1"), "{m}");
-    let (code, d) = graph(&["fixtures/catalogs/broken-graph", "-f", "dot"]);
-    assert_eq!(code, 0);
-    assert!(d.starts_with("digraph olm {"), "{d}");
-    assert!(
-        d.contains("\"c0:foo.v3.0.0\" -> \"c0:foo.v2.0.0\" [style=solid];"),
-        "{d}"
+        .filter(|e| e["kind"] == "skipRange")
+        .map(|e| e["to"].as_str().unwrap())
+        .collect();
+    assert_eq!(ranges, ["app.v1.2.0", "app.v1.2.5"]);
+    // Two heads: the channel-level OLM105; the channel is deprecated.
+    let fast = channel(&v, "app", "fast");
+    assert_eq!(fast["deprecated"], true);
+    assert_eq!(fast["findings"][0]["rule"], "OLM105");
+    // The cycle's edges are marked, the edge out of it is not.
+    let lp = channel(&v, "loop", "stable");
+    let cycle: Vec<(bool, &str)> = lp["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["cycle"] == true, e["from"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        cycle,
+        [
+            (true, "loop.v1.0.0"),
+            (true, "loop.v1.1.0"),
+            (false, "loop.v2.0.0")
+        ]
     );
-    assert!(d.contains("label=\"foo.v2.0.0\\nOLM104 OLM301\""), "{d}");
+    assert_eq!(lp["findings"][0]["rule"], "OLM105");
+    assert_eq!(
+        rules(node(channel(&v, "needy", "stable"), "needy.v1.0.0")),
+        ["OLM503"]
+    );
+    let old = node(channel(&v, "old", "stable"), "old.v1.0.0");
+    assert_eq!(rules(old), ["OLM501"]);
+    assert_eq!(old["deprecated"], true, "olm.deprecated property");
+    assert_eq!(
+        rules(node(channel(&v, "user", "stable"), "user.v1.0.0")),
+        ["OLM501"]
+    );
 }
 
 #[test]
-fn skips_and_skip_ranges_are_edges_of_their_own() {
-    let (code, out) = graph(&["fixtures/catalogs/valid", "-f", "json"]);
+fn the_difference_marks_added_removed_repointed_and_stranded() {
+    let (code, out) = graph(&[AFTER, "--baseline", BEFORE, "-f", "json"]);
     assert_eq!(code, 0, "{out}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    let kinds: std::collections::BTreeSet<String> = v
+    // Only app changed: the unchanged packages are not drawn.
+    let packages: Vec<&str> = v
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|p| p["channels"].as_array().unwrap().iter())
-        .flat_map(|c| c["edges"].as_array().unwrap().iter())
-        .map(|e| e["kind"].as_str().unwrap().to_string())
+        .map(|p| p["name"].as_str().unwrap())
         .collect();
-    assert!(kinds.contains("skipRange"), "{out}");
+    assert_eq!(packages, ["app"]);
+    let stable = channel(&v, "app", "stable");
+    assert_eq!(node(stable, "app.v1.3.0")["change"], "added");
+    assert_eq!(node(stable, "app.v1.2.0").get("change"), None);
+    let removed = node(stable, "app.v1.1.0");
+    assert_eq!(removed["change"], "removed");
+    assert_eq!(
+        rules(removed),
+        ["OLM704"],
+        "the stranded bundle is highlighted"
+    );
+    let edge = |from: &str, to: &str| {
+        stable["edges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["from"] == from && e["to"] == to && e["kind"] == "replaces")
+            .unwrap_or_else(|| panic!("{from} -> {to}"))
+            .clone()
+    };
+    assert_eq!(edge("app.v1.2.0", "app.v1.0.0")["change"], "repointed");
+    assert_eq!(edge("app.v1.2.0", "app.v1.1.0")["change"], "removed");
+    assert_eq!(edge("app.v1.1.0", "app.v1.0.0")["change"], "removed");
+    assert_eq!(channel(&v, "app", "fast")["change"], "added");
+}
+
+/// A chain of 40 bundles: the drawing folds the plain middle into one node that counts them,
+/// keeps the head, the tail and the bundle with a finding, and `--collapse 0` folds nothing.
+#[test]
+fn long_chains_are_folded_into_a_counted_node() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut s = String::from(
+        "---\nschema: olm.package\nname: big\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: big\nname: stable\nentries:\n  - name: big.v1.0.0\n",
+    );
+    for i in 1..40 {
+        s.push_str(&format!(
+            "  - name: big.v1.{i}.0\n    replaces: big.v1.{}.0\n",
+            i - 1
+        ));
+    }
+    for i in 0..40 {
+        // big.v1.20.0 has an invalid version (OLM104): it keeps a node of its own.
+        let version = if i == 20 {
+            "x1.20.0".to_string()
+        } else {
+            format!("1.{i}.0")
+        };
+        s.push_str(&format!(
+            "---\nschema: olm.bundle\npackage: big\nname: big.v1.{i}.0\nimage: quay.io/x/big:v1.{i}.0\nproperties:\n  - type: olm.package\n    value: {{packageName: big, version: {version}}}\n"
+        ));
+    }
+    std::fs::write(tmp.path().join("catalog.yaml"), s).unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let (code, out) = graph(&[dir, "-f", "mermaid"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("big.v1.38.0 … big.v1.21.0<br/>18 bundles"),
+        "{out}"
+    );
+    assert!(
+        out.contains("big.v1.19.0 … big.v1.1.0<br/>19 bundles"),
+        "{out}"
+    );
+    assert!(out.contains("big.v1.20.0<br/>OLM104"), "{out}");
+    assert_eq!(out.matches("[\"big.").count(), 5, "{out}");
+    let (_, svg) = graph(&[dir, "-f", "svg"]);
+    assert!(svg.contains(">18 bundles</text>"), "{svg}");
+    let (_, raw) = graph(&[dir, "-f", "mermaid", "--collapse", "0"]);
+    assert_eq!(raw.matches("[\"big.").count(), 40);
+}
+
+#[test]
+fn changed_since_draws_what_a_pull_request_changed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let copy = |from: &str| {
+        std::fs::create_dir_all(repo.join("catalog")).unwrap();
+        std::fs::copy(
+            root.join(from).join("catalog.yaml"),
+            repo.join("catalog/catalog.yaml"),
+        )
+        .unwrap();
+    };
+    copy(BEFORE);
+    common::git(&repo, &["init", "-q"], None);
+    common::git(&repo, &["add", "-A"], None);
+    common::git(&repo, &["commit", "-qm", "base"], None);
+    // Nothing changed yet.
+    let (code, out, err) = olmlint(
+        &repo,
+        &["graph", "--changed-since", "HEAD", "-f", "markdown"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("No channel's upgrade graph changed."), "{out}");
+    copy(AFTER);
+    let (code, out, err) = olmlint(
+        &repo,
+        &[
+            "graph",
+            "catalog",
+            "--changed-since",
+            "HEAD",
+            "-f",
+            "markdown",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("## Upgrade graphs changed since HEAD\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Arrows point in the upgrade direction"),
+        "{out}"
+    );
+    assert!(out.contains("### `app` in `catalog`"), "{out}");
+    assert!(out.contains("```mermaid\nflowchart LR\n"), "{out}");
+    assert!(out.contains("app.v1.1.0<br/>removed · OLM704"), "{out}");
+    assert!(
+        !out.contains("### `loop`"),
+        "unchanged packages are left out: {out}"
+    );
+    assert!(!out.contains("http"), "the legend has no links: {out}");
+}
+
+#[test]
+fn untrusted_names_cannot_break_out_of_the_drawings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let evil = "x\\\"]:::error --> y[\\\"<script>alert(1)</script>#quot;";
+    let s = format!(
+        "---\nschema: olm.package\nname: p\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: p\nname: stable\nentries:\n  - name: \"{evil}\"\n"
+    );
+    std::fs::write(tmp.path().join("catalog.yaml"), s).unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let (_, m) = graph(&[dir, "-f", "mermaid"]);
+    let node = m.lines().find(|l| l.contains("c0n0[")).unwrap();
+    assert_eq!(node.matches('"').count(), 2, "{node}");
+    assert!(!node.contains("<script") && !node.contains("-->"), "{node}");
+    let (_, svg) = graph(&[dir, "-f", "svg"]);
+    assert!(!svg.contains("<script"), "{svg}");
+    let (_, d) = graph(&[dir, "-f", "dot"]);
+    assert!(d.contains("x\\\"]:::error"), "{d}");
+}
+
+#[test]
+fn no_match_and_bad_arguments() {
     let (code, _) = graph(&["fixtures/catalogs/valid", "--package", "nope"]);
     assert_eq!(code, 1);
+    let (code, _) = graph(&[AFTER, "--baseline", "no/such/dir"]);
+    assert_eq!(code, 2);
+}
+
+/// community-v4.18 (35 packages, 727 bundles): every channel drawn, in every format.
+#[test]
+fn a_real_catalog_draws_in_every_format() {
+    let corpus =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/catalogs/community-v4.18");
+    if !corpus.is_dir() {
+        eprintln!("skipped: {} is not here", corpus.display());
+        return;
+    }
+    let dir = corpus.to_str().unwrap();
+    let (code, json) = graph(&[dir, "-f", "json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let channels: usize = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["channels"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(channels, 78);
+    let (code, svg) = graph(&[dir, "-f", "svg"]);
+    assert_eq!(code, 0);
+    assert_eq!(svg.matches("<text class=\"title\"").count(), 78);
+    assert!(
+        svg.contains("78 bundles"),
+        "patterns-operator's fast channel is folded"
+    );
 }

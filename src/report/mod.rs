@@ -1,6 +1,7 @@
 //! Stage 4: reporting. Every format reads the same resolved diagnostics.
 
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
@@ -18,6 +19,8 @@ pub enum Format {
     Sarif,
     Github,
     Junit,
+    /// A self-contained HTML page: findings with filters and snippets, and the upgrade graphs.
+    Html,
 }
 
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
@@ -129,6 +132,8 @@ pub struct Report<'a> {
     /// `--fail-on`: the lowest severity that fails the run (`None`: never). JUnit reports
     /// only those findings as failures.
     pub fail_on: Option<crate::diag::Severity>,
+    /// The upgrade graphs with the findings overlaid (the HTML report draws them).
+    pub graphs: &'a [crate::graph::PackageGraph],
 }
 
 /// Text for a terminal or a CI log, where catalog text (messages quote it, snippets show
@@ -196,6 +201,7 @@ impl Report<'_> {
             Format::Sarif => sarif::render(self),
             Format::Github => github::render(self),
             Format::Junit => junit::render(self),
+            Format::Html => html::render(self),
         }
     }
 }

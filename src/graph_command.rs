@@ -1,0 +1,199 @@
+//! `olmlint graph`: plans the runs (the catalogs, and with `--baseline` or `--changed-since`
+//! their previous versions), lints each side once with the graphs drawn from the checks'
+//! models, takes the difference, overlays the findings, folds long chains and renders.
+
+use crate::graph::{self, Filter, PackageGraph};
+use crate::lint::{self, Outcome};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// Mermaid flowchart (GitHub renders it in Markdown).
+    Mermaid,
+    /// Graphviz DOT.
+    Dot,
+    /// SVG drawn by olmlint (no Graphviz needed).
+    Svg,
+    /// The graphs as JSON (nothing folded).
+    Json,
+    /// Markdown with a Mermaid block per package and a legend: a pull request's job summary.
+    Markdown,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub paths: Vec<PathBuf>,
+    pub filter: Filter,
+    /// Compare with this previous version of the (single) catalog.
+    pub baseline: Option<PathBuf>,
+    /// Compare each changed catalog with itself at this git ref.
+    pub changed_since: Option<String>,
+    /// Fold runs of at least this many plain bundles (0: never).
+    pub collapse: usize,
+    pub config: Option<PathBuf>,
+    pub no_config: bool,
+}
+
+/// Runs of this many plain bundles are folded by default in drawings.
+pub const COLLAPSE: usize = 4;
+
+/// The graphs a lint run drew ([`lint::Options::graph`]), its findings overlaid and long
+/// chains folded by `collapse` (the HTML report).
+pub fn finish(outcome: &mut Outcome, collapse: usize) -> Vec<PackageGraph> {
+    let graphs = std::mem::take(&mut outcome.graphs);
+    let mut graphs = overlaid(graphs, outcome);
+    graph::collapse(&mut graphs, collapse);
+    graphs
+}
+
+/// The drawn graphs, and what they are a difference to (`None`: not a difference).
+pub struct Drawn {
+    pub graphs: Vec<PackageGraph>,
+    pub compared_with: Option<String>,
+}
+
+fn options(req: &Request, paths: Vec<PathBuf>) -> lint::Options {
+    lint::Options {
+        paths,
+        config: req.config.clone(),
+        no_config: req.no_config,
+        graph: Some(req.filter.clone()),
+        exiting: true,
+        ..Default::default()
+    }
+}
+
+/// The findings of a run placed on its graphs (each finding on its own catalog's graphs).
+fn overlaid(mut graphs: Vec<PackageGraph>, outcome: &Outcome) -> Vec<PackageGraph> {
+    let scope_of = |d: &crate::diag::Diagnostic| {
+        d.location
+            .and_then(|l| outcome.files.get(l.file))
+            .map(|f| f.scope)
+    };
+    graph::overlay(&mut graphs, &outcome.diags, &scope_of);
+    graphs
+}
+
+/// The graphs as the request asks: the state, or the difference to a baseline.
+pub fn draw(req: &Request) -> Result<Drawn, String> {
+    let mut drawn = if let Some(git_ref) = &req.changed_since {
+        changed_since(req, git_ref)?
+    } else if let Some(old) = &req.baseline {
+        let mut opts = options(req, req.paths.clone());
+        opts.baseline = Some(old.clone());
+        let mut new = lint::run(&opts)?;
+        let mut before = lint::run(&options(req, vec![old.clone()]))?;
+        let new_graphs = std::mem::take(&mut new.graphs);
+        let old_graphs = relabel(std::mem::take(&mut before.graphs), &new_graphs);
+        Drawn {
+            graphs: overlaid(graph::diff(old_graphs, new_graphs), &new),
+            compared_with: Some(format!("compared with {}", crate::load::display_path(old))),
+        }
+    } else {
+        let mut outcome = lint::run(&options(req, req.paths.clone()))?;
+        let graphs = std::mem::take(&mut outcome.graphs);
+        Drawn {
+            graphs: overlaid(graphs, &outcome),
+            compared_with: None,
+        }
+    };
+    graph::collapse(&mut drawn.graphs, req.collapse);
+    Ok(drawn)
+}
+
+/// The baseline's graphs under the new side's catalog name and scope (one catalog each).
+fn relabel(mut old: Vec<PackageGraph>, new: &[PackageGraph]) -> Vec<PackageGraph> {
+    if let Some(first) = new.first() {
+        for p in &mut old {
+            p.catalog = first.catalog.clone();
+            p.scope = first.scope;
+        }
+    }
+    old
+}
+
+/// `--changed-since REF`: each catalog holding a changed file, linted as it is (findings
+/// scoped to the changed files, the upgrade rules against its snapshot at REF) and drawn
+/// against its snapshot.
+fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
+    let compared_with = Some(format!("changed since {git_ref}"));
+    let changed: Vec<PathBuf> = crate::git::changed_files(git_ref)
+        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?
+        .into_iter()
+        .filter(|f| {
+            f.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+        })
+        .collect();
+    let given: Vec<PathBuf> = req
+        .paths
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    let changed: Vec<PathBuf> = changed
+        .into_iter()
+        .filter(|f| given.is_empty() || given.iter().any(|g| f.starts_with(g)))
+        .collect();
+    let mut roots: Vec<PathBuf> = crate::load::walk::changed_file_roots(&changed, &req.paths)
+        .into_iter()
+        .map(|r| operator_of(&r))
+        .collect();
+    roots.sort();
+    roots.dedup();
+    let mut graphs = Vec::new();
+    for root in roots {
+        let snapshot = crate::git::snapshot(git_ref, &root)
+            .map_err(|e| format!("--changed-since {git_ref}: {e}"))?;
+        let mut opts = options(req, vec![root.clone()]);
+        opts.only_files = changed
+            .iter()
+            .filter(|f| f.starts_with(&root))
+            .cloned()
+            .collect();
+        opts.baseline = snapshot.as_ref().map(|s| s.root.clone());
+        let mut new = lint::run(&opts)?;
+        let new_graphs = std::mem::take(&mut new.graphs);
+        let old_graphs = match &snapshot {
+            Some(s) => {
+                let mut before = lint::run(&options(req, vec![s.root.clone()]))?;
+                relabel(std::mem::take(&mut before.graphs), &new_graphs)
+            }
+            None => Vec::new(),
+        };
+        graphs.extend(overlaid(graph::diff(old_graphs, new_graphs), &new));
+    }
+    Ok(Drawn {
+        graphs,
+        compared_with,
+    })
+}
+
+/// A bundle directory's operator directory (its channels are the operator's), else itself.
+fn operator_of(root: &Path) -> PathBuf {
+    match root.parent() {
+        Some(parent)
+            if crate::load::walk::is_bundle_dir(root)
+                && crate::load::walk::is_operator_dir(parent) =>
+        {
+            parent.to_path_buf()
+        }
+        _ => root.to_path_buf(),
+    }
+}
+
+/// The graphs in a format.
+pub fn render(drawn: &Drawn, format: GraphFormat) -> String {
+    let graphs = &drawn.graphs;
+    match format {
+        GraphFormat::Mermaid => graph::mermaid(graphs),
+        GraphFormat::Dot => graph::dot(graphs),
+        GraphFormat::Svg => graph::svg(graphs),
+        GraphFormat::Json => serde_json::to_string_pretty(graphs).unwrap_or_default() + "\n",
+        GraphFormat::Markdown => graph::markdown(
+            graphs,
+            drawn.compared_with.as_deref().unwrap_or("of the catalogs"),
+            graph::MAX_SUMMARY_BYTES,
+        ),
+    }
+}
