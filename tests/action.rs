@@ -500,11 +500,25 @@ fn pull_request_reports_only_new_findings() {
         "{}",
         run.summary
     );
-    // Opting out: every finding in the changed file.
+    // The upgrade graph the change drew, after the findings: foo.v2.0.0 added above v1.0.0.
+    let graphs = run
+        .summary
+        .find("## Upgrade graphs changed since HEAD")
+        .unwrap_or_else(|| panic!("{}", run.summary));
+    let diagram = &run.summary[graphs..];
+    assert!(diagram.contains("### `foo` in `catalog`"), "{diagram}");
+    assert!(diagram.contains("```mermaid\nflowchart LR\n"), "{diagram}");
+    assert!(
+        diagram.contains("[\"foo.v2.0.0<br/>added · OLM109\"]"),
+        "{diagram}"
+    );
+    // Opting out: every finding in the changed file; no graphs.
     let mut env = env.to_vec();
     env.push(("INPUT_NEW_FINDINGS_ONLY", "false"));
+    env.push(("INPUT_GRAPH_SUMMARY", "false"));
     let run = action_in(&repo, None, &env, tmp.path());
     assert_eq!(run.outputs["errors"], "2");
+    assert!(!run.summary.contains("Upgrade graphs"), "{}", run.summary);
 }
 
 #[test]

@@ -372,3 +372,19 @@ fn a_real_catalog_draws_in_every_format() {
         "patterns-operator's fast channel is folded"
     );
 }
+
+/// `lint -f html`: the whole page (findings, filters, snippets, graphs) as a golden file; the
+/// browser test (tests/browser.rs) renders it.
+#[test]
+fn the_html_report_matches_its_golden_file() {
+    let (code, out, err) = olmlint(
+        Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["lint", AFTER, "--no-config", "-f", "html"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
+    assert!(out.contains("Content-Security-Policy"), "{out}");
+    // Nothing is fetched: no external script, style, image or font.
+    assert!(!out.contains(" src=") && !out.contains(" href=") && !out.contains("@import"));
+    golden("report.html", &out);
+}
