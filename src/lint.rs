@@ -375,6 +375,9 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         cluster: cluster.as_ref(),
         exiting: opts.exiting,
     };
+    // Basic templates' graphs, drawn where their catalogs are checked (in batches, in parallel).
+    let template_graphs_out: std::sync::Mutex<Vec<crate::graph::PackageGraph>> =
+        std::sync::Mutex::new(Vec::new());
     let check_scopes = || -> (Vec<ScopeFindings>, Vec<crate::graph::PackageGraph>) {
         // Each catalog is modelled once; the models are kept for the templates rendered into
         // them (their bundles' dependencies resolve there, their drift is measured there).
@@ -414,16 +417,30 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                         .iter()
                         .filter_map(|s| models.get(s).copied())
                         .collect();
-                    env.check_catalog(&ScopeModel::new(name, catalog), scope, false, &extra)
+                    let model = ScopeModel::new(name, catalog);
+                    if let Some(filter) = &opts.graph {
+                        let drawn = template_graphs(&files, &model.catalog, filter);
+                        if let Ok(mut g) = template_graphs_out.lock() {
+                            g.extend(drawn);
+                        }
+                    }
+                    env.check_catalog(&model, scope, false, &extra)
                 },
             )
         });
         drop(models);
         let graphs = opts.graph.as_ref().map_or_else(Vec::new, |filter| {
-            checked
+            let mut graphs: Vec<crate::graph::PackageGraph> = checked
                 .iter()
                 .flat_map(|(scope, m, _)| crate::graph::build(&m.catalog, filter, &m.name, *scope))
-                .collect()
+                .collect();
+            let mut templates = template_graphs_out
+                .lock()
+                .map(|mut g| std::mem::take(&mut *g))
+                .unwrap_or_default();
+            templates.sort_by(|a, b| (&a.catalog, &a.name).cmp(&(&b.catalog, &b.name)));
+            graphs.extend(templates);
+            graphs
         });
         let mut per_scope = Vec::with_capacity(checked.len() + 1);
         for (_, model, diags) in checked {
@@ -656,6 +673,29 @@ fn sources_with<'c, 'a>(
 
 /// One catalog's findings and its document, package and bundle counts.
 type ScopeFindings = (Vec<Diagnostic>, [usize; 3]);
+
+/// The upgrade graphs of a batch of basic templates' catalog (`check::template`), one per
+/// package, each named by its template file and placed in that file's scope (where the
+/// findings relocated to the template are).
+fn template_graphs(
+    files: &[LoadedFile],
+    catalog: &crate::model::Catalog<'_>,
+    filter: &crate::graph::Filter,
+) -> Vec<crate::graph::PackageGraph> {
+    let mut graphs = crate::graph::build(catalog, filter, "", 0);
+    for g in &mut graphs {
+        let file = g
+            .channels
+            .first()
+            .and_then(|c| c.at)
+            .and_then(|at| files.get(at.file));
+        if let Some(f) = file {
+            g.catalog = f.source.display.clone();
+            g.scope = f.scope;
+        }
+    }
+    graphs
+}
 
 /// A catalog, its lookup tables and the name it is quoted by.
 struct ScopeModel<'a> {

@@ -388,3 +388,35 @@ fn the_html_report_matches_its_golden_file() {
     assert!(!out.contains(" src=") && !out.contains(" href=") && !out.contains("@import"));
     golden("report.html", &out);
 }
+
+/// Templates and OpenShift versions: a repository's basic templates are drawn (named by their
+/// file, with the findings moved to them) beside each version catalog they render to.
+#[test]
+fn templates_and_version_catalogs_are_drawn() {
+    let (code, out) = graph(&["fixtures/templates/repository", "-f", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let deps: Vec<(&str, Vec<&str>)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["name"] == "deps")
+        .map(|p| {
+            let node = &p["channels"][0]["nodes"][0];
+            (p["catalog"].as_str().unwrap(), rules(node))
+        })
+        .collect();
+    assert_eq!(
+        deps,
+        [
+            (
+                "fixtures/templates/repository/catalogs/v4.18",
+                vec!["OLM507"]
+            ),
+            (
+                "fixtures/templates/repository/operators/deps/catalog-templates/basic.yaml",
+                vec!["OLM507"]
+            ),
+        ]
+    );
+}
