@@ -238,12 +238,21 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
 
 const DEFS: &str = "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" style=\"fill:#555;stroke:none\"/></marker></defs>";
 
-/// One channel as a standalone `<svg>` element (the HTML report embeds these).
+/// One channel as an `<svg>` element for an HTML page, which holds [`page_defs`] once: a
+/// marker inside a hidden drawing (a filtered-out package) would not draw in the others.
 pub fn svg_channel(p: &PackageGraph, c: &ChannelGraph) -> String {
     let (body, w, h) = channel_body(p, c);
     let (w, h) = (w + 2.0 * MARGIN, h + 2.0 * MARGIN);
     format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"olm\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\"><style>{STYLE}</style>{DEFS}<g transform=\"translate({MARGIN},{MARGIN})\">\n{body}</g></svg>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"olm\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\"><g transform=\"translate({MARGIN},{MARGIN})\">\n{body}</g></svg>\n"
+    )
+}
+
+/// What the drawings of an HTML page share: the arrow marker (in a drawing that is never
+/// hidden) and the style sheet.
+pub fn page_defs() -> String {
+    format!(
+        "<style>{STYLE}</style><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">{DEFS}</svg>\n"
     )
 }
 

@@ -74,13 +74,14 @@ h1{font-size:20px;margin:8px 0}h2{font-size:17px;margin:20px 0 8px}h3{font-size:
 .counts span{margin-right:14px}.counts .error{color:#b00}.counts .warning{color:#960}.counts .info{color:#247}\
 #filters{display:flex;flex-wrap:wrap;gap:12px;align-items:center;margin:12px 0}\
 #filters select,#filters input{font:inherit;padding:2px 4px}\
-table{border-collapse:collapse;width:100%;background:#fff}\
+table{border-collapse:collapse;width:100%;background:#fff;table-layout:fixed}\
+col.sev{width:78px}col.rule{width:76px}col.loc{width:24%}col.who{width:15%}\
 th,td{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}\
 th{background:#f0f0f0}\
 tr.error td:first-child{background:#fdd;color:#900;font-weight:bold}\
 tr.warning td:first-child{background:#ffd;color:#850;font-weight:bold}\
 tr.info td:first-child{background:#def;color:#247;font-weight:bold}\
-td.loc{font-family:monospace;white-space:nowrap}\
+td.loc{font-family:monospace;overflow-wrap:anywhere}td{overflow-wrap:anywhere}\
 pre{background:#f6f6f6;border:1px solid #e4e4e4;padding:6px;overflow:auto;margin:4px 0;font-size:12px}\
 pre mark{background:#fc8}\
 .help{color:#444}.related{color:#555;font-size:12px}\
@@ -205,7 +206,7 @@ pub fn render(r: &Report<'_>) -> String {
         "<label>Text <input id=\"f-text\" type=\"search\" placeholder=\"message, file, bundle\"></label><span id=\"shown\">{0} of {0} findings shown</span></div>",
         r.diags.len()
     );
-    s.push_str("<table id=\"findings\"><thead><tr><th>Severity</th><th>Rule</th><th>Location</th><th>Package / bundle</th><th>Finding</th></tr></thead><tbody>\n");
+    s.push_str("<table id=\"findings\"><colgroup><col class=\"sev\"><col class=\"rule\"><col class=\"loc\"><col class=\"who\"><col></colgroup><thead><tr><th>Severity</th><th>Rule</th><th>Location</th><th>Package / bundle</th><th>Finding</th></tr></thead><tbody>\n");
     for d in r.diags {
         let sev = d.severity.as_str();
         let _ = write!(
@@ -275,7 +276,9 @@ fn graphs(r: &Report<'_>, s: &mut String) {
     if r.graphs.is_empty() {
         return;
     }
-    s.push_str("<h2>Upgrade graphs</h2>\n<div id=\"graphs\">\n");
+    s.push_str("<h2>Upgrade graphs</h2>\n");
+    s.push_str(&crate::graph::page_defs());
+    s.push_str("<div id=\"graphs\">\n");
     let nodes: usize = r
         .graphs
         .iter()
