@@ -420,3 +420,42 @@ fn templates_and_version_catalogs_are_drawn() {
         ]
     );
 }
+
+/// A real sample (community-operators-prod): an unmapped basic template's bundles are image
+/// references whose existence is unknown (none is drawn missing); the mapped ecr-secret-operator
+/// template lists two bundles no image provides (OLM104), drawn missing.
+#[test]
+fn template_bundles_are_missing_only_when_known_to_be() {
+    let (code, out) = graph(&["fixtures/templates/real", "-f", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let template = |suffix: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["catalog"].as_str().unwrap().ends_with(suffix))
+            .unwrap_or_else(|| panic!("{suffix}"))
+            .clone()
+    };
+    let unmapped = template("clusterpulse/catalog-templates/basic.yaml");
+    assert!(unmapped["channels"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|n| n["exists"] == true));
+    let ecr = template("ecr-secret-operator/catalog-templates/basic.yaml");
+    let missing: Vec<(&str, Vec<&str>)> = ecr["channels"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["exists"] == false)
+        .map(|n| (n["name"].as_str().unwrap(), rules(n)))
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            ("ecr-secret-operator.v0.6.0", vec!["OLM104"]),
+            ("ecr-secret-operator.v0.5.1", vec!["OLM104"])
+        ]
+    );
+}

@@ -1,6 +1,6 @@
 //! Graphviz DOT: one cluster per channel, the conventions of [`super::mermaid`].
 
-use super::{node_lines, title, worst, Change, EdgeKind, PackageGraph};
+use super::{full_title, many_catalogs, node_lines, worst, Change, EdgeKind, PackageGraph};
 use std::fmt::Write as _;
 
 /// A DOT string literal.
@@ -19,10 +19,11 @@ pub fn dot(graphs: &[PackageGraph]) -> String {
         "digraph olm {\n  rankdir=LR;\n  node [shape=box, fontname=\"sans-serif\"];\n",
     );
     let mut n = 0usize;
+    let many = many_catalogs(graphs);
     for p in graphs {
         for c in &p.channels {
             let _ = writeln!(s, "  subgraph cluster_{n} {{");
-            let _ = writeln!(s, "    label={};", q(&title(p, c)));
+            let _ = writeln!(s, "    label={};", q(&full_title(p, c, many)));
             let id = |name: &str| q(&format!("c{n}:{name}"));
             for node in &c.nodes {
                 let mut attrs = vec![format!("label={}", q(&node_lines(node).join("\n")))];

@@ -29,9 +29,7 @@ pub fn markdown(graphs: &[PackageGraph], heading: &str, max_bytes: usize) -> Str
         return s;
     }
     let _ = writeln!(s, "{LEGEND}\n");
-    let many_catalogs = graphs
-        .windows(2)
-        .any(|w| w.first().map(|p| &p.catalog) != w.last().map(|p| &p.catalog));
+    let many_catalogs = super::many_catalogs(graphs);
     let mut left = 0usize;
     for (i, p) in graphs.iter().enumerate() {
         let mut part = format!("### {}", code(&p.name));

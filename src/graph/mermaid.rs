@@ -1,6 +1,6 @@
 //! Mermaid `flowchart` (GitHub renders it in Markdown).
 
-use super::{node_class, node_lines, title, Change, EdgeKind, PackageGraph};
+use super::{full_title, many_catalogs, node_class, node_lines, Change, EdgeKind, PackageGraph};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -46,9 +46,10 @@ pub fn mermaid(graphs: &[PackageGraph]) -> String {
     let mut n = 0usize;
     let mut links = 0usize;
     let mut link_styles: Vec<(usize, &str)> = Vec::new();
+    let many = many_catalogs(graphs);
     for p in graphs {
         for c in &p.channels {
-            let _ = writeln!(s, "  subgraph c{n}[\"{}\"]", label(&title(p, c)));
+            let _ = writeln!(s, "  subgraph c{n}[\"{}\"]", label(&full_title(p, c, many)));
             let base = n;
             let ids: HashMap<&str, String> = c
                 .nodes

@@ -205,6 +205,9 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
             continue;
         }
         let dep = deprecated.get(pkg).unwrap_or(&none);
+        // A template's package whose bundles are image references (not rendered here): whether
+        // a bundle exists is unknown, so none is drawn as missing.
+        let opaque = cat.opaque_packages.contains(pkg);
         let default_channel = defaults.get(pkg).map(|d| d.to_string());
         let entry = out.entry(pkg.to_string()).or_insert_with(|| PackageGraph {
             catalog: label.to_string(),
@@ -270,7 +273,7 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
             .map(|(n, v)| Node {
                 name: n.to_string(),
                 version: v.clone(),
-                exists: bundles.contains(&(pkg, *n)),
+                exists: opaque || bundles.contains(&(pkg, *n)),
                 head: !targets.contains(n),
                 deprecated: dep.bundles.contains(n) || legacy_deprecated.contains(&(pkg, *n)),
                 off_chain: false,
@@ -285,7 +288,7 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
                 nodes.push(Node {
                     name: t.to_string(),
                     version: version(t),
-                    exists: bundles.contains(&(pkg, t)),
+                    exists: opaque || bundles.contains(&(pkg, t)),
                     head: false,
                     deprecated: dep.bundles.contains(t) || legacy_deprecated.contains(&(pkg, t)),
                     off_chain: false,
@@ -513,6 +516,28 @@ pub(crate) fn title(p: &PackageGraph, c: &ChannelGraph) -> String {
         t.push_str(&format!(" [{}]", rules(&c.findings)));
     }
     t
+}
+
+/// Whether graphs come from more than one catalog (then titles name the catalog).
+pub fn many_catalogs(graphs: &[PackageGraph]) -> bool {
+    graphs
+        .windows(2)
+        .any(|w| w.first().map(|p| &p.catalog) != w.last().map(|p| &p.catalog))
+}
+
+/// [`title`], with the catalog when the drawing holds several.
+pub(crate) fn full_title(p: &PackageGraph, c: &ChannelGraph, many: bool) -> String {
+    let t = title(p, c);
+    if many {
+        let catalog = if p.catalog.is_empty() {
+            "."
+        } else {
+            &p.catalog
+        };
+        format!("{t} · {catalog}")
+    } else {
+        t
+    }
 }
 
 /// A node's label lines: its name (or what it folds), then what is special about it.

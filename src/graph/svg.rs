@@ -261,9 +261,7 @@ pub fn svg(graphs: &[PackageGraph]) -> String {
     let mut parts = Vec::new();
     let (mut width, mut y) = (LEGEND_WIDTH, LEGEND_HEIGHT);
     let mut last_catalog: Option<&str> = None;
-    let many_catalogs = graphs
-        .windows(2)
-        .any(|w| w.first().map(|p| &p.catalog) != w.last().map(|p| &p.catalog));
+    let many_catalogs = super::many_catalogs(graphs);
     for p in graphs {
         if many_catalogs && last_catalog != Some(&p.catalog) {
             last_catalog = Some(&p.catalog);

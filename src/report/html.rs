@@ -297,10 +297,7 @@ fn graphs(r: &Report<'_>, s: &mut String) {
             "<p class=\"empty\">{nodes} bundles in all: only the packages with findings are drawn (olmlint graph --format svg draws any package).</p>"
         );
     }
-    let many_catalogs = r
-        .graphs
-        .windows(2)
-        .any(|w| w.first().map(|p| &p.catalog) != w.last().map(|p| &p.catalog));
+    let many_catalogs = crate::graph::many_catalogs(r.graphs);
     for p in r.graphs {
         if !all && !flagged.contains(p.name.as_str()) {
             continue;
