@@ -459,3 +459,43 @@ fn template_bundles_are_missing_only_when_known_to_be() {
         ]
     );
 }
+
+/// Hostile input: n entries whose skipRange covers every other are n² edges; the drawing stops
+/// at `MAX_RANGE_EDGES` (20 000) per channel and says so in the channel's title.
+#[test]
+fn skip_range_edges_are_bounded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let n = 250;
+    let mut s = String::from(
+        "---\nschema: olm.package\nname: h\ndefaultChannel: s\n---\nschema: olm.channel\npackage: h\nname: s\nentries:\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!("  - name: h.v1.{i}.0\n    skipRange: '>=0.0.0'\n"));
+        if i > 0 {
+            s.push_str(&format!("    replaces: h.v1.{}.0\n", i - 1));
+        }
+    }
+    for i in 0..n {
+        s.push_str(&format!(
+            "---\nschema: olm.bundle\npackage: h\nname: h.v1.{i}.0\nimage: q/h:{i}\nproperties:\n  - type: olm.package\n    value: {{packageName: h, version: 1.{i}.0}}\n"
+        ));
+    }
+    std::fs::write(tmp.path().join("catalog.yaml"), s).unwrap();
+    let (code, out) = graph(&[tmp.path().to_str().unwrap(), "-f", "json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let c = &v[0]["channels"][0];
+    assert_eq!(c["ranges_cut"], true);
+    let ranges = c["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["kind"] == "skipRange")
+        .count();
+    assert!((20_000..20_000 + n).contains(&ranges), "{ranges}");
+    let (_, m) = graph(&[tmp.path().to_str().unwrap()]);
+    assert!(
+        m.contains("skipRange edges after the first 20000 not drawn"),
+        "{m}"
+    );
+}

@@ -115,7 +115,14 @@ pub struct ChannelGraph {
     pub findings: Vec<Finding>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change: Option<Change>,
+    /// The channel's skipRange edges passed [`MAX_RANGE_EDGES`]: the later ranges are not
+    /// drawn.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub ranges_cut: bool,
 }
+
+/// The skipRange edges drawn per channel (a range covers up to every other entry).
+pub const MAX_RANGE_EDGES: usize = 20_000;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PackageGraph {
@@ -242,6 +249,7 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
             })
             .collect();
         by_version.sort_by(|a, b| crate::semantics::version::cmp(&a.0, &b.0));
+        let (mut range_edges, mut ranges_cut) = (0usize, false);
         for e in &c.entries {
             let from = e.name();
             if let Some(r) = e.replaces.filter(|r| !r.value.is_empty()) {
@@ -254,9 +262,16 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
                 .skip_range
                 .and_then(|r| crate::semantics::range::parse(r.value).ok());
             if let Some(range) = range {
+                if range_edges >= MAX_RANGE_EDGES {
+                    // Hostile or not, n ranges over n entries are n² edges: the drawing stops
+                    // here and says so (the checks are not affected).
+                    ranges_cut = true;
+                    continue;
+                }
                 for (v, other) in &by_version {
                     if *other != from && range.contains(v) {
                         edges.push(edge(from, other, EdgeKind::SkipRange));
+                        range_edges += 1;
                     }
                 }
             }
@@ -310,6 +325,7 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
             edges,
             findings: Vec::new(),
             change: None,
+            ranges_cut,
         };
         mark_cycles(&mut graph);
         mark_off_chain(&mut graph, &c.entries);
@@ -514,6 +530,11 @@ pub(crate) fn title(p: &PackageGraph, c: &ChannelGraph) -> String {
     }
     if !c.findings.is_empty() {
         t.push_str(&format!(" [{}]", rules(&c.findings)));
+    }
+    if c.ranges_cut {
+        t.push_str(&format!(
+            " (skipRange edges after the first {MAX_RANGE_EDGES} not drawn)"
+        ));
     }
     t
 }
