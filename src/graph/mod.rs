@@ -224,114 +224,155 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
             deprecated: dep.package,
             channels: Vec::new(),
         });
-        let version = |b: &str| versions.get(&(pkg, b)).map(|v| v.to_string());
-        let entries: Vec<(&str, Option<String>)> = c
+        let entries: Vec<EntryView<'_>> = c
             .entries
             .iter()
-            .map(|e| (e.name(), version(e.name())))
-            .collect();
-        let mut edges = Vec::new();
-        let edge = |from: &str, to: &str, kind| Edge {
-            from: from.to_string(),
-            to: to.to_string(),
-            kind,
-            cycle: false,
-            change: None,
-            count: 1,
-        };
-        // skipRange edges: each entry's version parsed once (not once per range), in version
-        // order so that the edges come out oldest first.
-        let mut by_version: Vec<(semver::Version, &str)> = entries
-            .iter()
-            .filter_map(|(n, v)| {
-                let v = crate::semantics::version::parse_tolerant(v.as_deref()?).ok()?;
-                Some((v, *n))
+            .map(|e| EntryView {
+                name: e.name(),
+                replaces: e.replaces.map(|r| r.value),
+                skips: e.skips.iter().map(|s| s.value).collect(),
+                skip_range: e.skip_range.map(|r| r.value),
             })
             .collect();
-        by_version.sort_by(|a, b| crate::semantics::version::cmp(&a.0, &b.0));
-        let (mut range_edges, mut ranges_cut) = (0usize, false);
-        for e in &c.entries {
-            let from = e.name();
-            if let Some(r) = e.replaces.filter(|r| !r.value.is_empty()) {
-                edges.push(edge(from, r.value, EdgeKind::Replaces));
-            }
-            for s in e.skips.iter().filter(|s| !s.value.is_empty()) {
-                edges.push(edge(from, s.value, EdgeKind::Skips));
-            }
-            let range = e
-                .skip_range
-                .and_then(|r| crate::semantics::range::parse(r.value).ok());
-            if let Some(range) = range {
-                if range_edges >= MAX_RANGE_EDGES {
-                    // Hostile or not, n ranges over n entries are n² edges: the drawing stops
-                    // here and says so (the checks are not affected).
-                    ranges_cut = true;
-                    continue;
-                }
-                for (v, other) in &by_version {
-                    if *other != from && range.contains(v) {
-                        edges.push(edge(from, other, EdgeKind::SkipRange));
-                        range_edges += 1;
-                    }
-                }
-            }
-        }
-        let names: BTreeSet<&str> = entries.iter().map(|(n, _)| *n).collect();
-        // The head: no other entry of the channel replaces or skips it (opm's rule).
-        let targets: BTreeSet<&str> = edges
-            .iter()
-            .filter(|e| e.kind != EdgeKind::SkipRange && e.from != e.to)
-            .map(|e| e.to.as_str())
-            .collect();
-        let mut nodes: Vec<Node> = entries
-            .iter()
-            .map(|(n, v)| Node {
-                name: n.to_string(),
-                version: v.clone(),
-                exists: opaque || bundles.contains(&(pkg, *n)),
-                head: !targets.contains(n),
-                deprecated: dep.bundles.contains(n) || legacy_deprecated.contains(&(pkg, *n)),
-                off_chain: false,
-                findings: Vec::new(),
-                change: None,
-                folded: Vec::new(),
-            })
-            .collect();
-        // Edges to bundles the channel does not list are drawn to a node of their own.
-        for t in edges.iter().map(|e| e.to.as_str()).collect::<BTreeSet<_>>() {
-            if !names.contains(t) {
-                nodes.push(Node {
-                    name: t.to_string(),
-                    version: version(t),
-                    exists: opaque || bundles.contains(&(pkg, t)),
-                    head: false,
-                    deprecated: dep.bundles.contains(t) || legacy_deprecated.contains(&(pkg, t)),
-                    off_chain: false,
-                    findings: Vec::new(),
-                    change: None,
-                    folded: Vec::new(),
-                });
-            }
-        }
-        let mut graph = ChannelGraph {
-            at: Some(crate::diag::Location {
-                file: c.doc.file,
-                span: c.doc.node.span,
-            }),
-            name: name.to_string(),
-            default: default_channel.as_deref() == Some(name),
-            deprecated: dep.channels.contains(name),
-            nodes,
-            edges,
-            findings: Vec::new(),
-            change: None,
-            ranges_cut,
+        let facts = Facts {
+            version: &|b| versions.get(&(pkg, b)).map(|v| v.to_string()),
+            exists: &|b| opaque || bundles.contains(&(pkg, b)),
+            deprecated: &|b| dep.bundles.contains(b) || legacy_deprecated.contains(&(pkg, b)),
         };
-        mark_cycles(&mut graph);
-        mark_off_chain(&mut graph, &c.entries);
-        entry.channels.push(graph);
+        let at = crate::diag::Location {
+            file: c.doc.file,
+            span: c.doc.node.span,
+        };
+        entry.channels.push(channel(
+            name,
+            default_channel.as_deref() == Some(name),
+            dep.channels.contains(name),
+            Some(at),
+            &entries,
+            &facts,
+        ));
     }
     out.into_values().collect()
+}
+
+/// One channel entry, whatever it was read from (a catalog's channel, a semver template's
+/// generated channel).
+pub struct EntryView<'e> {
+    pub name: &'e str,
+    pub replaces: Option<&'e str>,
+    pub skips: Vec<&'e str>,
+    pub skip_range: Option<&'e str>,
+}
+
+/// What is known of a bundle, by name: its version, whether the catalog has it, whether it is
+/// deprecated.
+pub struct Facts<'f> {
+    pub version: &'f dyn Fn(&str) -> Option<String>,
+    pub exists: &'f dyn Fn(&str) -> bool,
+    pub deprecated: &'f dyn Fn(&str) -> bool,
+}
+
+/// One channel's graph: its edges (skipRange edges bounded by [`MAX_RANGE_EDGES`]), heads,
+/// cycles and the entries `sortChannel` drops.
+pub fn channel(
+    name: &str,
+    default: bool,
+    deprecated: bool,
+    at: Option<crate::diag::Location>,
+    entries: &[EntryView<'_>],
+    facts: &Facts<'_>,
+) -> ChannelGraph {
+    let versions: Vec<Option<String>> = entries.iter().map(|e| (facts.version)(e.name)).collect();
+    let edge = |from: &str, to: &str, kind| Edge {
+        from: from.to_string(),
+        to: to.to_string(),
+        kind,
+        cycle: false,
+        change: None,
+        count: 1,
+    };
+    // skipRange edges: each entry's version parsed once (not once per range), in version order
+    // so that the edges come out oldest first.
+    let mut by_version: Vec<(semver::Version, &str)> = entries
+        .iter()
+        .zip(&versions)
+        .filter_map(|(e, v)| {
+            let v = crate::semantics::version::parse_tolerant(v.as_deref()?).ok()?;
+            Some((v, e.name))
+        })
+        .collect();
+    by_version.sort_by(|a, b| crate::semantics::version::cmp(&a.0, &b.0));
+    let (mut range_edges, mut ranges_cut) = (0usize, false);
+    let mut edges = Vec::new();
+    for e in entries {
+        if let Some(r) = e.replaces.filter(|r| !r.is_empty()) {
+            edges.push(edge(e.name, r, EdgeKind::Replaces));
+        }
+        for s in e.skips.iter().filter(|s| !s.is_empty()) {
+            edges.push(edge(e.name, s, EdgeKind::Skips));
+        }
+        let Some(range) = e
+            .skip_range
+            .and_then(|r| crate::semantics::range::parse(r).ok())
+        else {
+            continue;
+        };
+        if range_edges >= MAX_RANGE_EDGES {
+            // Hostile or not, n ranges over n entries are n² edges: the drawing stops here and
+            // says so (the checks are not affected).
+            ranges_cut = true;
+            continue;
+        }
+        for (v, other) in &by_version {
+            if *other != e.name && range.contains(v) {
+                edges.push(edge(e.name, other, EdgeKind::SkipRange));
+                range_edges += 1;
+            }
+        }
+    }
+    let names: BTreeSet<&str> = entries.iter().map(|e| e.name).collect();
+    // The head: no other entry of the channel replaces or skips it (opm's rule).
+    let targets: BTreeSet<&str> = edges
+        .iter()
+        .filter(|e| e.kind != EdgeKind::SkipRange && e.from != e.to)
+        .map(|e| e.to.as_str())
+        .collect();
+    let node = |n: &str, version: Option<String>, head: bool| Node {
+        name: n.to_string(),
+        version,
+        exists: (facts.exists)(n),
+        head,
+        deprecated: (facts.deprecated)(n),
+        off_chain: false,
+        findings: Vec::new(),
+        change: None,
+        folded: Vec::new(),
+    };
+    let mut nodes: Vec<Node> = entries
+        .iter()
+        .zip(versions)
+        .map(|(e, v)| node(e.name, v, !targets.contains(e.name)))
+        .collect();
+    // Edges to bundles the channel does not list are drawn to a node of their own.
+    for t in edges.iter().map(|e| e.to.as_str()).collect::<BTreeSet<_>>() {
+        if !names.contains(t) {
+            nodes.push(node(t, (facts.version)(t), false));
+        }
+    }
+    let mut graph = ChannelGraph {
+        at,
+        name: name.to_string(),
+        default,
+        deprecated,
+        nodes,
+        edges,
+        findings: Vec::new(),
+        change: None,
+        ranges_cut,
+    };
+    mark_cycles(&mut graph);
+    mark_off_chain(&mut graph, entries);
+    graph
 }
 
 /// Marks the replaces/skips edges inside a strongly connected component (a cycle; a
@@ -421,29 +462,32 @@ pub(crate) fn strongly_connected(adj: &[Vec<usize>]) -> Vec<usize> {
 
 /// `sortChannel`'s verdict on each entry: with one head and no cycle, the entries named in a
 /// `skips` and those off the replaces chain from the head are dropped (never candidates).
-fn mark_off_chain(g: &mut ChannelGraph, entries: &[crate::model::ChannelEntry<'_>]) {
+fn mark_off_chain(g: &mut ChannelGraph, entries: &[EntryView<'_>]) {
+    let node_heads: BTreeSet<&str> = g
+        .nodes
+        .iter()
+        .filter(|x| x.head)
+        .map(|x| x.name.as_str())
+        .collect();
     let heads: Vec<&str> = entries
         .iter()
-        .map(|e| e.name())
-        .filter(|n| g.nodes.iter().any(|x| x.head && x.name == *n))
+        .map(|e| e.name)
+        .filter(|n| node_heads.contains(n))
         .collect();
     let ([head], false) = (heads.as_slice(), g.edges.iter().any(|e| e.cycle)) else {
         return;
     };
     let replaces: HashMap<&str, &str> = entries
         .iter()
-        .filter_map(|e| Some((e.name(), e.replaces?.value)))
+        .filter_map(|e| Some((e.name, e.replaces?)))
         .collect();
-    let skipped: BTreeSet<&str> = entries
-        .iter()
-        .flat_map(|e| e.skips.iter().map(|s| s.value))
-        .collect();
+    let skipped: BTreeSet<&str> = entries.iter().flat_map(|e| e.skips.iter().copied()).collect();
     let mut chain: BTreeSet<&str> = BTreeSet::new();
     let mut at = Some(*head);
     while let Some(n) = at.filter(|n| chain.insert(n)) {
         at = replaces.get(n).copied();
     }
-    let listed: BTreeSet<&str> = entries.iter().map(|e| e.name()).collect();
+    let listed: BTreeSet<&str> = entries.iter().map(|e| e.name).collect();
     for node in &mut g.nodes {
         let n = node.name.as_str();
         node.off_chain = listed.contains(n) && (skipped.contains(n) || !chain.contains(n));
