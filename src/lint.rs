@@ -434,12 +434,24 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 .iter()
                 .flat_map(|(scope, m, _)| crate::graph::build(&m.catalog, filter, &m.name, *scope))
                 .collect();
-            let mut templates = template_graphs_out
+            let mut drawn = template_graphs_out
                 .lock()
                 .map(|mut g| std::mem::take(&mut *g))
                 .unwrap_or_default();
-            templates.sort_by(|a, b| (&a.catalog, &a.name).cmp(&(&b.catalog, &b.name)));
-            graphs.extend(templates);
+            // Semver templates: the channels opm generates from them.
+            drawn.extend(templates.1.iter().filter_map(|g| {
+                let f = files.get(g.file)?;
+                crate::graph::generated(
+                    &g.generated,
+                    &g.package,
+                    &g.versions,
+                    filter,
+                    &f.source.display,
+                    f.scope,
+                )
+            }));
+            drawn.sort_by(|a, b| (&a.catalog, &a.name).cmp(&(&b.catalog, &b.name)));
+            graphs.extend(drawn);
             graphs
         });
         let mut per_scope = Vec::with_capacity(checked.len() + 1);
@@ -455,7 +467,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 std::mem::forget(model);
             }
         }
-        per_scope.push((templates, [0; 3]));
+        per_scope.push((templates.0, [0; 3]));
         (per_scope, graphs)
     };
     // The suppression comments are found while the catalogs are checked.

@@ -499,3 +499,41 @@ fn skip_range_edges_are_bounded() {
         "{m}"
     );
 }
+
+/// A semver template is drawn with the channels opm generates from it: for konflux (real,
+/// community-operators-prod) exactly the rendered catalog's graph; for clusterpulse, whose
+/// catalog an older opm rendered (OLM906), the edges differ.
+#[test]
+fn semver_templates_are_drawn_as_opm_generates_them() {
+    let (code, out) = graph(&["fixtures/templates/real", "-f", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let edges = |suffix: &str| {
+        let p = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["catalog"].as_str().unwrap().ends_with(suffix))
+            .unwrap_or_else(|| panic!("{suffix}"));
+        let mut all: Vec<String> =
+            p["channels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .flat_map(|c| {
+                    c["edges"].as_array().unwrap().iter().map(move |e| {
+                        format!("{} {} {} {}", c["name"], e["from"], e["kind"], e["to"])
+                    })
+                })
+                .collect();
+        all.sort();
+        (p["default_channel"].clone(), all)
+    };
+    let template = edges("konflux/catalog-templates/semver.yaml");
+    assert_eq!(template.1.len(), 89);
+    assert_eq!(template, edges("catalogs/v4.20"));
+    assert_ne!(
+        edges("clusterpulse/catalog-templates/semver.yaml").1,
+        edges("catalogs/v4.18").1
+    );
+}

@@ -28,6 +28,18 @@ use std::path::{Path, PathBuf};
 pub type CheckCatalog<'a> =
     dyn Fn(Catalog<'a>, usize, String, &[usize]) -> Vec<Diagnostic> + Sync + 'a;
 
+/// What a semver template renders to, when every bundle's version is known: the channels opm
+/// generates (`olmlint graph` draws them).
+#[derive(Debug)]
+pub struct SemverChannels {
+    /// The template file.
+    pub file: usize,
+    pub package: String,
+    pub generated: gen::Generated,
+    /// Bundle name → version.
+    pub versions: HashMap<String, String>,
+}
+
 /// Scopes no file has: a template's catalog is checked under one of these.
 const TEMPLATE_SCOPES: usize = usize::MAX / 2;
 
@@ -114,7 +126,7 @@ pub fn check_all<'a>(
     linted: usize,
     catalogs: &HashMap<usize, &Catalog<'a>>,
     check: &CheckCatalog<'a>,
-) -> Vec<Diagnostic> {
+) -> (Vec<Diagnostic>, Vec<SemverChannels>) {
     let templates: Vec<usize> = files
         .iter()
         .enumerate()
@@ -153,16 +165,17 @@ pub fn check_all<'a>(
             by_dir.entry(dir.to_path_buf()).or_default().push((i, name));
         }
     }
-    let prepared: Vec<(Vec<Diagnostic>, Option<Pending<'a>>)> = templates
+    type Prepared<'a> = (Vec<Diagnostic>, Option<Pending<'a>>, Option<SemverChannels>);
+    let prepared: Vec<Prepared<'a>> = templates
         .par_iter()
         .map(|&fi| {
             let mut diags = Vec::new();
             let Some(t) = template::read(files, fi, &mut diags) else {
-                return (diags, None);
+                return (diags, None, None);
             };
             // The operator that maps this template, and the rendered catalogs it names.
             let Some(f) = files.get(fi) else {
-                return (diags, None);
+                return (diags, None, None);
             };
             let path = norm(&f.source.path);
             let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -209,12 +222,9 @@ pub fn check_all<'a>(
                 lookup: &lookup,
                 rendered: &rendered,
             };
-            let pending = match &t.body {
-                Body::Basic(b) => Some(basic(inputs, b, &mut diags)),
-                Body::Semver(s) => {
-                    semver(inputs, s, &mut diags);
-                    None
-                }
+            let (pending, channels) = match &t.body {
+                Body::Basic(b) => (Some(basic(inputs, b, &mut diags)), None),
+                Body::Semver(s) => (None, semver(inputs, s, &mut diags)),
             };
             (
                 diags,
@@ -224,14 +234,17 @@ pub fn check_all<'a>(
                     resolved,
                     extra,
                 }),
+                channels,
             )
         })
         .collect();
     let mut out = Vec::new();
     let mut pending = Vec::new();
-    for (diags, p) in prepared {
+    let mut generated = Vec::new();
+    for (diags, p, g) in prepared {
         out.extend(diags);
         pending.extend(p);
+        generated.extend(g);
     }
     // Basic templates' catalogs, checked in batches: one check per catalog they are rendered
     // into (its resolution is built once, not once per template), each batch holding a package
@@ -257,7 +270,7 @@ pub fn check_all<'a>(
             &mut out,
         );
     }
-    out
+    (out, generated)
 }
 
 /// OLM903: the same image twice where opm renders each listing (basic: anywhere; semver: in one
@@ -532,7 +545,13 @@ fn skipped(
     .help(format!("opm pulls each image to render the bundle, which olmlint does not do. {how}."))
 }
 
-fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>) {
+/// A semver template's checks; returns the channels opm generates from it when every bundle's
+/// version is known.
+fn semver<'a>(
+    inputs: Inputs<'_, 'a>,
+    s: &Semver<'a>,
+    out: &mut Vec<Diagnostic>,
+) -> Option<SemverChannels> {
     let Inputs {
         files,
         catalogs,
@@ -632,7 +651,7 @@ fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>)
         for (cat, ri) in rendered {
             drift(files, catalogs, t, &images, cat, *ri, out);
         }
-        return;
+        return None;
     }
     let preference = match s.preference.map(|p| p.value) {
         Some("major") => Stream::Major,
@@ -679,6 +698,15 @@ fn semver<'a>(inputs: Inputs<'_, 'a>, s: &Semver<'a>, out: &mut Vec<Diagnostic>)
     for (cat, ri) in rendered {
         drift(files, catalogs, t, &expected, cat, *ri, out);
     }
+    Some(SemverChannels {
+        file: fi,
+        package: package.map(|(p, _)| p.to_string())?,
+        versions: plain
+            .iter()
+            .map(|i| (i.name.clone(), i.version.to_string()))
+            .collect(),
+        generated,
+    })
 }
 
 #[derive(Debug, PartialEq, Eq, Clone)]

@@ -375,6 +375,58 @@ pub fn channel(
     graph
 }
 
+/// The channels opm generates from a semver template (`semantics::semver_template`), drawn
+/// like a catalog's: every bundle is the template's (none missing), versions as resolved.
+pub fn generated(
+    generated: &crate::semantics::semver_template::Generated,
+    package: &str,
+    versions: &HashMap<String, String>,
+    filter: &Filter,
+    label: &str,
+    scope: usize,
+) -> Option<PackageGraph> {
+    if filter.package.as_deref().is_some_and(|p| p != package) {
+        return None;
+    }
+    let facts = Facts {
+        version: &|b| versions.get(b).cloned(),
+        exists: &|_| true,
+        deprecated: &|_| false,
+    };
+    let channels: Vec<ChannelGraph> = generated
+        .channels
+        .iter()
+        .filter(|(name, _)| filter.channel.as_deref().is_none_or(|c| c == name.as_str()))
+        .map(|(name, entries)| {
+            let views: Vec<EntryView<'_>> = entries
+                .iter()
+                .map(|e| EntryView {
+                    name: &e.name,
+                    replaces: e.replaces.as_deref(),
+                    skips: e.skips.iter().map(String::as_str).collect(),
+                    skip_range: None,
+                })
+                .collect();
+            channel(
+                name,
+                *name == generated.default_channel,
+                false,
+                None,
+                &views,
+                &facts,
+            )
+        })
+        .collect();
+    (!channels.is_empty()).then(|| PackageGraph {
+        catalog: label.to_string(),
+        scope,
+        name: package.to_string(),
+        default_channel: Some(generated.default_channel.clone()),
+        deprecated: false,
+        channels,
+    })
+}
+
 /// Marks the replaces/skips edges inside a strongly connected component (a cycle; a
 /// self-replacing entry included). Tarjan's algorithm, iteratively: channels can be long.
 // Indices below come from enumerating vectors of the same length (n nodes, m edges), or
@@ -481,7 +533,10 @@ fn mark_off_chain(g: &mut ChannelGraph, entries: &[EntryView<'_>]) {
         .iter()
         .filter_map(|e| Some((e.name, e.replaces?)))
         .collect();
-    let skipped: BTreeSet<&str> = entries.iter().flat_map(|e| e.skips.iter().copied()).collect();
+    let skipped: BTreeSet<&str> = entries
+        .iter()
+        .flat_map(|e| e.skips.iter().copied())
+        .collect();
     let mut chain: BTreeSet<&str> = BTreeSet::new();
     let mut at = Some(*head);
     while let Some(n) = at.filter(|n| chain.insert(n)) {
