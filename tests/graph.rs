@@ -537,3 +537,64 @@ fn semver_templates_are_drawn_as_opm_generates_them() {
         edges("catalogs/v4.18").1
     );
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// A bundle-directory operator whose newest bundle goes only to OpenShift 4.14 is drawn once per
+/// group of releases whose indexes hold the same bundles.
+#[test]
+fn bundle_directories_are_drawn_per_openshift_release() {
+    let tmp = tempfile::tempdir().unwrap();
+    let op = tmp.path().join("operators/good-operator");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/operators/repository/good-operator"),
+        &op,
+    );
+    let annotations = op.join("1.2.0/metadata/annotations.yaml");
+    let text = std::fs::read_to_string(&annotations).unwrap();
+    std::fs::write(
+        &annotations,
+        text.replace(
+            "com.redhat.openshift.versions: v4.13-v4.22",
+            "com.redhat.openshift.versions: '=v4.14'",
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = olmlint(tmp.path(), &["graph", "operators", "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let stable: Vec<(&str, usize)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let c = p["channels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == "stable")
+                .unwrap();
+            (
+                p["catalog"].as_str().unwrap(),
+                c["nodes"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stable,
+        [
+            ("operators · OpenShift 4.12–4.13, 4.15–4.22", 2),
+            ("operators · OpenShift 4.14", 3)
+        ]
+    );
+}

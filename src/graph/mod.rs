@@ -13,6 +13,7 @@ mod dot;
 mod layout;
 mod markdown;
 mod mermaid;
+mod releases;
 mod svg;
 
 pub use collapse::collapse;
@@ -202,10 +203,16 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
         }
     }
     let none = Deprecated::default();
+    // Bundle-directory packages whose OpenShift indexes differ are drawn once per group of
+    // releases instead of once from the union the model holds.
+    let (per_release, replaced) = releases::per_release(cat, filter, label, scope);
     let mut out: BTreeMap<String, PackageGraph> = BTreeMap::new();
     for c in &cat.channels {
         let pkg = c.package.map_or("", |p| p.value);
         let name = c.name.map_or("", |n| n.value);
+        if replaced.contains(pkg) {
+            continue;
+        }
         if filter.package.as_deref().is_some_and(|p| p != pkg)
             || filter.channel.as_deref().is_some_and(|x| x != name)
         {
@@ -252,7 +259,9 @@ pub fn build(cat: &Catalog<'_>, filter: &Filter, label: &str, scope: usize) -> V
             &facts,
         ));
     }
-    out.into_values().collect()
+    let mut graphs: Vec<PackageGraph> = out.into_values().collect();
+    graphs.extend(per_release);
+    graphs
 }
 
 /// One channel entry, whatever it was read from (a catalog's channel, a semver template's
