@@ -86,6 +86,7 @@ pre{background:#f6f6f6;border:1px solid #e4e4e4;padding:6px;overflow:auto;margin
 pre mark{background:#fc8}\
 .help{color:#444}.related{color:#555;font-size:12px}\
 .package{background:#fff;border:1px solid #ddd;margin:8px 0;padding:4px 12px;overflow:auto}\
+.package svg{vertical-align:top;margin-right:8px}\
 .empty{color:#666}";
 
 fn esc(t: &str) -> String {
