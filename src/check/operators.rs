@@ -381,19 +381,7 @@ fn per_release(
     explicit: bool,
     out: &mut Vec<Diagnostic>,
 ) {
-    let mut groups: Vec<(Vec<usize>, Vec<Release>)> = Vec::new();
-    for r in openshift::indexed_releases() {
-        let members: Vec<usize> = (0..bundles.len())
-            .filter(|&i| bundles.get(i).is_some_and(|b| b.in_release(r)))
-            .collect();
-        if members.is_empty() {
-            continue;
-        }
-        match groups.iter_mut().find(|(m, _)| *m == members) {
-            Some((_, rs)) => rs.push(r),
-            None => groups.push((members, vec![r])),
-        }
-    }
+    let groups = crate::model::operators::release_groups(bundles);
     let mut found: Vec<(Diagnostic, Vec<Release>)> = Vec::new();
     for (members, releases) in groups {
         let subset: Vec<&DirBundle<'_>> = members

@@ -4,9 +4,9 @@
 //! drawing; a package whose releases all agree keeps the one graph of the catalog model.
 
 use super::{channel, EntryView, Facts, Filter, PackageGraph};
-use crate::model::operators::{DirBundle, Index, OperatorDir, UpdateGraph};
+use crate::model::operators::{release_groups, DirBundle, Index, OperatorDir, UpdateGraph};
 use crate::model::Catalog;
-use crate::semantics::openshift::{self, Release};
+use crate::semantics::openshift::Release;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// "4.12–4.16, 4.18": releases as ranges of consecutive minors.
@@ -60,19 +60,7 @@ pub fn per_release(
         let Some(mode) = op.map_or(Some(UpdateGraph::Replaces), OperatorDir::mode) else {
             continue;
         };
-        let mut groups: Vec<(Vec<usize>, Vec<Release>)> = Vec::new();
-        for r in openshift::indexed_releases() {
-            let members: Vec<usize> = (0..bundles.len())
-                .filter(|&i| bundles.get(i).is_some_and(|b| b.in_release(r)))
-                .collect();
-            if members.is_empty() {
-                continue;
-            }
-            match groups.iter_mut().find(|(m, _)| *m == members) {
-                Some((_, rs)) => rs.push(r),
-                None => groups.push((members, vec![r])),
-            }
-        }
+        let groups = release_groups(&bundles);
         if groups.len() < 2 {
             continue;
         }

@@ -41,7 +41,9 @@ pub const STYLE: &str = "\
 .olm path.e-repointed{stroke:#d70;stroke-width:2.5}\
 .olm .count{font-size:10px;fill:#556}";
 
-fn esc(t: &str) -> String {
+/// Text for XML/HTML content or a quoted attribute: markup characters as entities, control
+/// characters (catalog text is untrusted) as visible `\u{..}` escapes.
+pub fn escape_markup(t: &str) -> String {
     let mut s = String::with_capacity(t.len());
     for ch in t.chars() {
         match ch {
@@ -50,12 +52,16 @@ fn esc(t: &str) -> String {
             '>' => s.push_str("&gt;"),
             '"' => s.push_str("&quot;"),
             '\'' => s.push_str("&#39;"),
-            c if (c as u32) < 0x20 && c != '\t' => s.push(' '),
+            c if c.is_control() && c != '\n' && c != '\t' => {
+                let _ = write!(s, "\\u{{{:x}}}", c as u32);
+            }
             c => s.push(c),
         }
     }
     s
 }
+
+use escape_markup as esc;
 
 fn cut(t: &str) -> String {
     if t.chars().count() <= MAX_LABEL {

@@ -272,6 +272,26 @@ pub(super) fn build<'a>(files: &'a [LoadedFile], scope: usize, cat: &mut super::
     cat.dir_bundles = dir_bundles;
 }
 
+/// The OpenShift releases indexed today, grouped by the bundles (indices into `bundles`) their
+/// index holds: releases holding the same bundles share one group (one `opm index add` build).
+/// Releases holding none are left out.
+pub fn release_groups(bundles: &[&DirBundle<'_>]) -> Vec<(Vec<usize>, Vec<Release>)> {
+    let mut groups: Vec<(Vec<usize>, Vec<Release>)> = Vec::new();
+    for r in openshift::indexed_releases() {
+        let members: Vec<usize> = (0..bundles.len())
+            .filter(|&i| bundles.get(i).is_some_and(|b| b.in_release(r)))
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        match groups.iter_mut().find(|(m, _)| *m == members) {
+            Some((_, rs)) => rs.push(r),
+            None => groups.push((members, vec![r])),
+        }
+    }
+    groups
+}
+
 /// The index `opm index add` builds for one package from a set of its bundles.
 #[derive(Debug, Default)]
 pub struct Index<'b, 'a> {

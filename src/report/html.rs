@@ -89,23 +89,7 @@ pre mark{background:#fc8}\
 .package svg{vertical-align:top;margin-right:8px}\
 .empty{color:#666}";
 
-fn esc(t: &str) -> String {
-    let mut s = String::with_capacity(t.len());
-    for ch in t.chars() {
-        match ch {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' => s.push_str("&quot;"),
-            '\'' => s.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(s, "\\u{{{:x}}}", c as u32);
-            }
-            c => s.push(c),
-        }
-    }
-    s
-}
+use crate::graph::escape_markup as esc;
 
 fn cut(t: &str, max: usize) -> String {
     if t.chars().count() <= max {
