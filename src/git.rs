@@ -88,6 +88,26 @@ pub fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
     Ok(files)
 }
 
+/// Files deleted since `git_ref` (committed, staged or not), as the paths they had: what a
+/// change removed (a package's catalog file, say) is part of what it changed.
+pub fn deleted_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
+    let top = PathBuf::from(git_text(None, &["rev-parse", "--show-toplevel"])?.trim());
+    let out = git(
+        Some(&top),
+        &["diff", "-z", "--name-only", "--diff-filter=D", git_ref],
+        None,
+    )?;
+    let mut files: Vec<PathBuf> = out
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| top.join(name_path(n)))
+        .filter(|p| !p.exists())
+        .collect();
+    files.sort();
+    files.dedup();
+    Ok(files)
+}
+
 /// A directory as it was at a git ref, written to a temporary directory that is removed when
 /// this is dropped.
 #[derive(Debug)]

@@ -117,14 +117,21 @@ fn relabel(mut old: Vec<PackageGraph>, new: &[PackageGraph]) -> Vec<PackageGraph
 /// against its snapshot.
 fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
     let compared_with = Some(format!("changed since {git_ref}"));
+    let catalog_file = |f: &PathBuf| {
+        f.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+    };
     let changed: Vec<PathBuf> = crate::git::changed_files(git_ref)
         .map_err(|e| format!("--changed-since {git_ref}: {e}"))?
         .into_iter()
-        .filter(|f| {
-            f.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
-        })
+        .filter(catalog_file)
+        .collect();
+    // A deleted file (a package's catalog removed) changes its catalog's graph too.
+    let deleted: Vec<PathBuf> = crate::git::deleted_files(git_ref)
+        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?
+        .into_iter()
+        .filter(catalog_file)
         .collect();
     let given: Vec<PathBuf> = req
         .paths
@@ -135,7 +142,12 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
         .into_iter()
         .filter(|f| given.is_empty() || given.iter().any(|g| f.starts_with(g)))
         .collect();
-    let mut roots: Vec<PathBuf> = crate::load::walk::changed_file_roots(&changed, &req.paths)
+    let deleted: Vec<PathBuf> = deleted
+        .into_iter()
+        .filter(|f| given.is_empty() || given.iter().any(|g| f.starts_with(g)))
+        .collect();
+    let all: Vec<PathBuf> = changed.iter().chain(&deleted).cloned().collect();
+    let mut roots: Vec<PathBuf> = crate::load::walk::changed_file_roots(&all, &req.paths)
         .into_iter()
         .map(|r| operator_of(&r))
         .collect();
@@ -143,9 +155,19 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
     roots.dedup();
     let mut graphs = Vec::new();
     for root in roots {
+        if !root.is_dir() {
+            // The whole catalog directory was deleted: nothing is left to lint or draw.
+            eprintln!(
+                "olmlint: {} was deleted since {git_ref}; its graphs are not drawn",
+                crate::load::display_path(&root)
+            );
+            continue;
+        }
         let snapshot = crate::git::snapshot(git_ref, &root)
             .map_err(|e| format!("--changed-since {git_ref}: {e}"))?;
         let mut opts = options(req, vec![root.clone()]);
+        // Findings scoped to the changed files (none when the change only deleted files: then
+        // the whole catalog's).
         opts.only_files = changed
             .iter()
             .filter(|f| f.starts_with(&root))
@@ -157,7 +179,13 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
         let old_graphs = match &snapshot {
             Some(s) => {
                 let mut before = lint::run(&options(req, vec![s.root.clone()]))?;
-                relabel(std::mem::take(&mut before.graphs), &new_graphs)
+                let mut old = std::mem::take(&mut before.graphs);
+                // Named as the catalog is now (a package deleted whole has no new graph).
+                let label = crate::load::display_path(&root);
+                for p in &mut old {
+                    p.catalog = label.clone();
+                }
+                relabel(old, &new_graphs)
             }
             None => Vec::new(),
         };

@@ -598,3 +598,44 @@ fn bundle_directories_are_drawn_per_openshift_release() {
         ]
     );
 }
+
+/// A pull request that deletes a package's catalog file: the package's channels are drawn as
+/// removed.
+#[test]
+fn changed_since_draws_a_deleted_package_as_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    let package = |name: &str| {
+        format!(
+            "---\nschema: olm.package\nname: {name}\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: {name}\nname: stable\nentries:\n  - name: {name}.v1.0.0\n---\nschema: olm.bundle\npackage: {name}\nname: {name}.v1.0.0\nimage: quay.io/x/{name}:v1\nproperties:\n  - type: olm.package\n    value: {{packageName: {name}, version: 1.0.0}}\n"
+        )
+    };
+    for name in ["kept", "gone"] {
+        std::fs::create_dir_all(repo.join("catalogs/v4.18").join(name)).unwrap();
+        std::fs::write(
+            repo.join("catalogs/v4.18").join(name).join("catalog.yaml"),
+            package(name),
+        )
+        .unwrap();
+    }
+    common::git(&repo, &["init", "-q"], None);
+    common::git(&repo, &["add", "-A"], None);
+    common::git(&repo, &["commit", "-qm", "base"], None);
+    std::fs::remove_dir_all(repo.join("catalogs/v4.18/gone")).unwrap();
+    let (code, out, err) = olmlint(&repo, &["graph", "--changed-since", "HEAD", "-f", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let drawn: Vec<(&str, &str, &str)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap(),
+                p["catalog"].as_str().unwrap(),
+                p["channels"][0]["change"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(drawn, [("gone", "catalogs/v4.18", "removed")], "{out}");
+}
