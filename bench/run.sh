@@ -70,6 +70,22 @@ for n in 1000 3000 10000; do
   done
 done
 
+# Issue #33: the upgrade graphs (a lint run plus the drawing) and the HTML report.
+echo
+printf "%-38s %10s %9s\n" "graphs (issue #33)" "wall" "peak RSS"
+graph_row() { # name, olmlint args...
+  local name=$1 t m
+  shift
+  read -r t m <<<"$(measure "$bin" "$@")"
+  printf "%-38s %8s s %6s MB\n" "$name" "$t" "$m"
+}
+if [ -d "$corpus/community-v4.18" ]; then
+  graph_row "community-v4.18: graph -f svg" graph "$corpus/community-v4.18" -f svg --no-config
+  graph_row "community-v4.18: graph -f mermaid" graph "$corpus/community-v4.18" --no-config
+  graph_row "community-v4.18: lint -f html" lint "$corpus/community-v4.18" -f html -q --no-config
+fi
+[ -d "$work/gen-10000-yaml" ] && graph_row "synthetic 100000 bundles: graph -f svg" graph "$work/gen-10000-yaml" -f svg --no-config
+
 echo
 echo "issue #9 targets (ratios of the best walls above):"
 [ -n "${wall[community]:-}" ] && echo "  1. community vs opm validate (${opm_community} s, measured 2026-11-21 on this VM; wall times vary by day): $(ratio "$opm_community" "${wall[community]}")x faster"

@@ -908,6 +908,11 @@ fn graph(args: &GraphArgs) -> i32 {
         }
     }
     let text = crate::graph_command::render(&drawn, args.format);
+    if args.format == GraphFormat::Mermaid {
+        if let Some(why) = crate::graph::mermaid_too_large(&text, &drawn.graphs) {
+            eprintln!("olmlint: warning: {why}");
+        }
+    }
     match &args.output_file {
         Some(path) => {
             if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {

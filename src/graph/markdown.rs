@@ -10,8 +10,25 @@ use std::fmt::Write as _;
 pub const MAX_SUMMARY_BYTES: usize = 900 * 1024;
 /// Mermaid's `maxTextSize` on GitHub: a larger diagram shows an error instead of a picture.
 const MAX_DIAGRAM_CHARS: usize = 50_000;
-/// Mermaid's `maxEdges`.
+/// Mermaid's `maxEdges`: a diagram must have fewer (mermaid-cli 11 refuses "500 edges found,
+/// but the limit is 500").
 const MAX_DIAGRAM_EDGES: usize = 500;
+
+/// Why GitHub (Mermaid with its default limits) would not draw this diagram, if it would not.
+pub fn mermaid_too_large(diagram: &str, graphs: &[PackageGraph]) -> Option<String> {
+    let edges: usize = graphs
+        .iter()
+        .flat_map(|p| &p.channels)
+        .map(|c| c.edges.len())
+        .sum();
+    (diagram.len() > MAX_DIAGRAM_CHARS || edges >= MAX_DIAGRAM_EDGES).then(|| {
+        format!(
+            "the diagram has {} characters and {edges} edges; Mermaid (and so GitHub) draws at most {MAX_DIAGRAM_CHARS} characters and {} edges: draw fewer packages (--package, --channel) or use --format svg",
+            diagram.len(),
+            MAX_DIAGRAM_EDGES - 1
+        )
+    })
+}
 
 const LEGEND: &str = "Arrows point in the upgrade direction, from the bundle a cluster runs to \
 the one it is offered: solid `replaces`, dotted `skips`, thick `skipRange`. \
@@ -48,13 +65,14 @@ pub fn markdown(graphs: &[PackageGraph], heading: &str, max_bytes: usize) -> Str
         }
         let diagram = mermaid(std::slice::from_ref(p));
         let edges: usize = p.channels.iter().map(|c| c.edges.len()).sum();
-        if diagram.len() <= MAX_DIAGRAM_CHARS && edges <= MAX_DIAGRAM_EDGES {
+        if mermaid_too_large(&diagram, std::slice::from_ref(p)).is_none() {
             let _ = writeln!(part, "```mermaid\n{diagram}```\n");
         } else {
             let _ = writeln!(
                 part,
-                "The difference is too large for GitHub to draw ({} characters, {edges} edges; Mermaid stops at {MAX_DIAGRAM_CHARS} and {MAX_DIAGRAM_EDGES}): run `olmlint graph --format svg` on the catalog.\n",
-                diagram.len()
+                "The difference is too large for GitHub to draw ({} characters, {edges} edges; Mermaid draws at most {MAX_DIAGRAM_CHARS} characters and {} edges): run `olmlint graph --format svg` on the catalog.\n",
+                diagram.len(),
+                MAX_DIAGRAM_EDGES - 1
             );
         }
         if s.len() + part.len() > max_bytes {
