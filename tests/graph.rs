@@ -371,6 +371,16 @@ fn a_real_catalog_draws_in_every_format() {
         svg.contains("78 bundles"),
         "patterns-operator's fast channel is folded"
     );
+    // All 35 packages in one Mermaid diagram pass Mermaid's edge limit: said, not hidden.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (code, _, err) = olmlint(root, &["graph", dir]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("Mermaid (and so GitHub) draws at most"),
+        "{err}"
+    );
+    let (_, _, err) = olmlint(root, &["graph", dir, "--package", "infinispan"]);
+    assert!(err.is_empty(), "{err}");
 }
 
 /// `lint -f html`: the whole page (findings, filters, snippets, graphs) as a golden file; the
