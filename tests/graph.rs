@@ -649,3 +649,26 @@ fn changed_since_draws_a_deleted_package_as_removed() {
         .collect();
     assert_eq!(drawn, [("gone", "catalogs/v4.18", "removed")], "{out}");
 }
+
+/// The README's rendered example is what the command prints.
+#[test]
+fn readme_example_is_current() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let at = readme
+        .find("This is `olmlint graph fixtures/graphs/after --baseline")
+        .expect("the README's graph example");
+    let start = readme[at..].find("```mermaid\n").unwrap() + at + "```mermaid\n".len();
+    let end = readme[start..].find("```").unwrap() + start;
+    let (code, out) = graph(&[
+        AFTER,
+        "--baseline",
+        BEFORE,
+        "--package",
+        "app",
+        "--channel",
+        "stable",
+    ]);
+    assert_eq!(code, 0);
+    assert_eq!(&readme[start..end], out);
+}
