@@ -429,30 +429,13 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             )
         });
         drop(models);
+        // The upgrade graphs (`olmlint graph`, the HTML report), from the models just checked.
         let graphs = opts.graph.as_ref().map_or_else(Vec::new, |filter| {
-            let mut graphs: Vec<crate::graph::PackageGraph> = checked
-                .iter()
-                .flat_map(|(scope, m, _)| crate::graph::build(&m.catalog, filter, &m.name, *scope))
-                .collect();
-            let mut drawn = template_graphs_out
+            let drawn = template_graphs_out
                 .lock()
                 .map(|mut g| std::mem::take(&mut *g))
                 .unwrap_or_default();
-            // Semver templates: the channels opm generates from them.
-            drawn.extend(templates.1.iter().filter_map(|g| {
-                let f = files.get(g.file)?;
-                crate::graph::generated(
-                    &g.generated,
-                    &g.package,
-                    &g.versions,
-                    filter,
-                    &f.source.display,
-                    f.scope,
-                )
-            }));
-            drawn.sort_by(|a, b| (&a.catalog, &a.name).cmp(&(&b.catalog, &b.name)));
-            graphs.extend(drawn);
-            graphs
+            draw_graphs(&files, &checked, drawn, &templates.1, filter)
         });
         let mut per_scope = Vec::with_capacity(checked.len() + 1);
         for (_, model, diags) in checked {
@@ -685,6 +668,35 @@ fn sources_with<'c, 'a>(
 
 /// One catalog's findings and its document, package and bundle counts.
 type ScopeFindings = (Vec<Diagnostic>, [usize; 3]);
+
+/// The draw stage: each checked catalog's graphs, then the templates' (basic ones drawn while
+/// their batches were checked, semver ones from the channels opm generates), by file.
+fn draw_graphs(
+    files: &[LoadedFile],
+    checked: &[(usize, ScopeModel<'_>, Vec<Diagnostic>)],
+    mut templates: Vec<crate::graph::PackageGraph>,
+    semver: &[check::template::SemverChannels],
+    filter: &crate::graph::Filter,
+) -> Vec<crate::graph::PackageGraph> {
+    let mut graphs: Vec<crate::graph::PackageGraph> = checked
+        .iter()
+        .flat_map(|(scope, m, _)| crate::graph::build(&m.catalog, filter, &m.name, *scope))
+        .collect();
+    templates.extend(semver.iter().filter_map(|g| {
+        let f = files.get(g.file)?;
+        crate::graph::generated(
+            &g.generated,
+            &g.package,
+            &g.versions,
+            filter,
+            &f.source.display,
+            f.scope,
+        )
+    }));
+    templates.sort_by(|a, b| (&a.catalog, &a.name).cmp(&(&b.catalog, &b.name)));
+    graphs.extend(templates);
+    graphs
+}
 
 /// The upgrade graphs of a batch of basic templates' catalog (`check::template`), one per
 /// package, each named by its template file and placed in that file's scope (where the
