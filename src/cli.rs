@@ -534,21 +534,7 @@ fn lint(args: LintArgs) -> i32 {
                 return 0;
             }
             Ok(files) => {
-                // Only catalog-shaped files, and only under the given paths.
-                let roots: Vec<PathBuf> = args
-                    .paths
-                    .iter()
-                    .filter_map(|p| std::fs::canonicalize(p).ok())
-                    .collect();
-                opts.only_files = files
-                    .into_iter()
-                    .filter(|f| {
-                        f.extension()
-                            .and_then(|e| e.to_str())
-                            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
-                    })
-                    .filter(|f| roots.is_empty() || roots.iter().any(|r| f.starts_with(r)))
-                    .collect();
+                opts.only_files = crate::git::catalog_files_under(files, &args.paths);
                 if opts.only_files.is_empty() {
                     if !args.quiet {
                         eprintln!("olmlint: no catalog files changed since {git_ref}");

@@ -58,30 +58,31 @@ fn name_path(bytes: &[u8]) -> PathBuf {
     }
 }
 
+/// The names a git command lists (`-z`), as paths under the top level `top`. `-z`: names
+/// exactly as stored (git quotes names with non-ASCII bytes or tabs in its line output, and a
+/// quoted name would not exist and be dropped silently).
+fn listed(top: &Path, args: &[&str]) -> Result<Vec<PathBuf>, String> {
+    Ok(git(Some(top), args, None)?
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| top.join(name_path(n)))
+        .collect())
+}
+
 /// Files changed since `git_ref` (committed, staged, unstaged and untracked), as paths that
 /// exist.
 pub fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
     let top = PathBuf::from(git_text(None, &["rev-parse", "--show-toplevel"])?.trim());
-    // `-z`: names exactly as stored (git quotes names with non-ASCII bytes or tabs in its
-    // line output, and a quoted name would not exist and be dropped silently).
-    let split = |out: Vec<u8>| -> Vec<PathBuf> {
-        out.split(|&b| b == 0)
-            .filter(|n| !n.is_empty())
-            .map(|n| top.join(name_path(n)))
-            .collect()
-    };
     // Both from the top level: `ls-files` lists paths relative to the directory it runs in
     // (and only below it), and `diff.relative` would do the same to `diff`.
-    let mut files = split(git(
-        Some(&top),
+    let mut files = listed(
+        &top,
         &["diff", "-z", "--name-only", "--diff-filter=ACMRT", git_ref],
-        None,
-    )?);
-    files.extend(split(git(
-        Some(&top),
+    )?;
+    files.extend(listed(
+        &top,
         &["ls-files", "-z", "--others", "--exclude-standard"],
-        None,
-    )?));
+    )?);
     files.retain(|p| p.is_file());
     files.sort();
     files.dedup();
@@ -92,20 +93,32 @@ pub fn changed_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
 /// change removed (a package's catalog file, say) is part of what it changed.
 pub fn deleted_files(git_ref: &str) -> Result<Vec<PathBuf>, String> {
     let top = PathBuf::from(git_text(None, &["rev-parse", "--show-toplevel"])?.trim());
-    let out = git(
-        Some(&top),
+    let mut files = listed(
+        &top,
         &["diff", "-z", "--name-only", "--diff-filter=D", git_ref],
-        None,
     )?;
-    let mut files: Vec<PathBuf> = out
-        .split(|&b| b == 0)
-        .filter(|n| !n.is_empty())
-        .map(|n| top.join(name_path(n)))
-        .filter(|p| !p.exists())
-        .collect();
+    files.retain(|p| !p.exists());
     files.sort();
     files.dedup();
     Ok(files)
+}
+
+/// Of `files`, the catalog-shaped ones (YAML, JSON) under one of `paths` (all, when no path
+/// is given): what a change-scoped run looks at.
+pub fn catalog_files_under(files: Vec<PathBuf>, paths: &[PathBuf]) -> Vec<PathBuf> {
+    let roots: Vec<PathBuf> = paths
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    files
+        .into_iter()
+        .filter(|f| {
+            f.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+        })
+        .filter(|f| roots.is_empty() || roots.iter().any(|r| f.starts_with(r)))
+        .collect()
 }
 
 /// A directory as it was at a git ref, written to a temporary directory that is removed when

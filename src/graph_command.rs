@@ -84,7 +84,7 @@ pub fn draw(req: &Request) -> Result<Drawn, String> {
         let mut new = lint::run(&opts)?;
         let mut before = lint::run(&options(req, vec![old.clone()]))?;
         let new_graphs = std::mem::take(&mut new.graphs);
-        let old_graphs = relabel(std::mem::take(&mut before.graphs), &new_graphs);
+        let old_graphs = relabel(std::mem::take(&mut before.graphs), old, &req.paths);
         Drawn {
             graphs: overlaid(graph::diff(old_graphs, new_graphs), &new),
             compared_with: Some(format!("compared with {}", crate::load::display_path(old))),
@@ -101,13 +101,19 @@ pub fn draw(req: &Request) -> Result<Drawn, String> {
     Ok(drawn)
 }
 
-/// The baseline's graphs under the new side's catalog name and scope (one catalog each).
-fn relabel(mut old: Vec<PackageGraph>, new: &[PackageGraph]) -> Vec<PackageGraph> {
-    if let Some(first) = new.first() {
-        for p in &mut old {
-            p.catalog = first.catalog.clone();
-            p.scope = first.scope;
+/// The baseline's graphs named as the catalog is now, for [`graph::diff`] to match them: the
+/// baseline's path at the start of a catalog name becomes the linted one's (the rest, such as
+/// an OpenShift release group, is kept). Both runs lint one catalog, scope 0.
+fn relabel(mut old: Vec<PackageGraph>, was: &Path, now: &[PathBuf]) -> Vec<PackageGraph> {
+    let was = crate::load::display_path(was);
+    let now = now
+        .first()
+        .map_or_else(|| ".".to_string(), |p| crate::load::display_path(p));
+    for p in &mut old {
+        if let Some(rest) = p.catalog.strip_prefix(&was) {
+            p.catalog = format!("{now}{rest}");
         }
+        p.scope = 0;
     }
     old
 }
@@ -117,35 +123,13 @@ fn relabel(mut old: Vec<PackageGraph>, new: &[PackageGraph]) -> Vec<PackageGraph
 /// against its snapshot.
 fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
     let compared_with = Some(format!("changed since {git_ref}"));
-    let catalog_file = |f: &PathBuf| {
-        f.extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
-    };
-    let changed: Vec<PathBuf> = crate::git::changed_files(git_ref)
-        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?
-        .into_iter()
-        .filter(catalog_file)
-        .collect();
+    let changed = crate::git::changed_files(git_ref)
+        .map(|f| crate::git::catalog_files_under(f, &req.paths))
+        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?;
     // A deleted file (a package's catalog removed) changes its catalog's graph too.
-    let deleted: Vec<PathBuf> = crate::git::deleted_files(git_ref)
-        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?
-        .into_iter()
-        .filter(catalog_file)
-        .collect();
-    let given: Vec<PathBuf> = req
-        .paths
-        .iter()
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    let changed: Vec<PathBuf> = changed
-        .into_iter()
-        .filter(|f| given.is_empty() || given.iter().any(|g| f.starts_with(g)))
-        .collect();
-    let deleted: Vec<PathBuf> = deleted
-        .into_iter()
-        .filter(|f| given.is_empty() || given.iter().any(|g| f.starts_with(g)))
-        .collect();
+    let deleted = crate::git::deleted_files(git_ref)
+        .map(|f| crate::git::catalog_files_under(f, &req.paths))
+        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?;
     let all: Vec<PathBuf> = changed.iter().chain(&deleted).cloned().collect();
     let mut roots: Vec<PathBuf> = crate::load::walk::changed_file_roots(&all, &req.paths)
         .into_iter()
@@ -179,13 +163,11 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
         let old_graphs = match &snapshot {
             Some(s) => {
                 let mut before = lint::run(&options(req, vec![s.root.clone()]))?;
-                let mut old = std::mem::take(&mut before.graphs);
-                // Named as the catalog is now (a package deleted whole has no new graph).
-                let label = crate::load::display_path(&root);
-                for p in &mut old {
-                    p.catalog = label.clone();
-                }
-                relabel(old, &new_graphs)
+                relabel(
+                    std::mem::take(&mut before.graphs),
+                    &s.root,
+                    std::slice::from_ref(&root),
+                )
             }
             None => Vec::new(),
         };

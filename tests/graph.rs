@@ -672,3 +672,54 @@ fn readme_example_is_current() {
     assert_eq!(code, 0);
     assert_eq!(&readme[start..end], out);
 }
+
+/// The difference of a bundle-directory operator drawn per OpenShift release is taken per
+/// release group: a bundle added for 4.13 and later changes that group's graph only.
+#[test]
+fn bundle_directory_differences_are_per_openshift_release() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/operators/repository/good-operator");
+    let (old, new) = (tmp.path().join("old"), tmp.path().join("new"));
+    copy_dir(&fixture, &old.join("good-operator"));
+    copy_dir(&fixture, &new.join("good-operator"));
+    let v13 = new.join("good-operator/1.3.0");
+    copy_dir(&fixture.join("1.2.0"), &v13);
+    let csv = v13.join("manifests/good-operator.clusterserviceversion.yaml");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(
+        &csv,
+        text.replace("good-operator.v1.1.0", "good-operator.v1.2.0")
+            .replace("1.2.0", "1.3.0"),
+    )
+    .unwrap();
+    let (code, out, err) = olmlint(
+        tmp.path(),
+        &["graph", "new", "--baseline", "old", "-f", "json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let drawn: Vec<(&str, &str)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| {
+            p["channels"].as_array().unwrap().iter().flat_map(move |c| {
+                c["nodes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|n| n["change"] == "added")
+                    .map(move |n| (p["catalog"].as_str().unwrap(), n["name"].as_str().unwrap()))
+            })
+        })
+        .collect();
+    assert_eq!(
+        drawn,
+        [
+            ("new · OpenShift 4.13–4.22", "good-operator.v1.3.0"),
+            ("new · OpenShift 4.13–4.22", "good-operator.v1.3.0")
+        ],
+        "{out}"
+    );
+}

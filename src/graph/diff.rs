@@ -5,16 +5,19 @@
 use super::{Change, ChannelGraph, Edge, EdgeKind, PackageGraph};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// The channels of `new` that differ from `old` (both graphs of one catalog), with every
-/// node and edge marked: added, removed (taken from `old`), re-pointed, or unchanged. A
-/// channel only in `old` comes back whole, marked removed. Findings stay those of `new`.
+/// The channels of `new` that differ from `old`, matched by catalog (the same names on both
+/// sides: see `graph_command`), package and channel, with every node and edge marked: added,
+/// removed (taken from `old`), re-pointed, or unchanged. A channel only in `old` comes back
+/// whole, marked removed. Findings stay those of `new`.
 pub fn diff(old: Vec<PackageGraph>, new: Vec<PackageGraph>) -> Vec<PackageGraph> {
-    let mut old: BTreeMap<String, PackageGraph> =
-        old.into_iter().map(|p| (p.name.clone(), p)).collect();
+    let mut old: BTreeMap<(String, String), PackageGraph> = old
+        .into_iter()
+        .map(|p| ((p.catalog.clone(), p.name.clone()), p))
+        .collect();
     let mut out = Vec::new();
     for mut p in new {
         let mut before: BTreeMap<String, ChannelGraph> = old
-            .remove(&p.name)
+            .remove(&(p.catalog.clone(), p.name.clone()))
             .map(|o| {
                 o.channels
                     .into_iter()
@@ -67,48 +70,29 @@ fn mark(mut c: ChannelGraph, change: Change) -> ChannelGraph {
 
 /// One channel's difference, or `None` when nothing changed.
 fn channel(old: ChannelGraph, mut new: ChannelGraph) -> Option<ChannelGraph> {
-    let mut changed = false;
-    let now: HashSet<&str> = new.nodes.iter().map(|n| n.name.as_str()).collect();
-    let was: HashSet<&str> = old.nodes.iter().map(|n| n.name.as_str()).collect();
-    let added: HashSet<String> = now
-        .difference(&was)
-        .map(|n| n.to_string())
-        .collect::<HashSet<_>>();
-    let removed: Vec<super::Node> = old
-        .nodes
-        .iter()
-        .filter(|n| !now.contains(n.name.as_str()))
-        .cloned()
-        .collect();
-    let old_edges: HashSet<(&str, &str, EdgeKind)> = old
-        .edges
-        .iter()
-        .map(|e| (e.from.as_str(), e.to.as_str(), e.kind))
-        .collect();
-    let new_edges: HashSet<(String, String, EdgeKind)> = new
-        .edges
-        .iter()
-        .map(|e| (e.from.clone(), e.to.clone(), e.kind))
-        .collect();
-    let old_replaces: HashMap<&str, &str> = old
+    let key = |e: &Edge| (e.from.clone(), e.to.clone(), e.kind);
+    let was_nodes: HashSet<&str> = old.nodes.iter().map(|n| n.name.as_str()).collect();
+    let was_edges: HashSet<(String, String, EdgeKind)> = old.edges.iter().map(key).collect();
+    let was_replacing: HashMap<&str, &str> = old
         .edges
         .iter()
         .filter(|e| e.kind == EdgeKind::Replaces)
         .map(|e| (e.from.as_str(), e.to.as_str()))
         .collect();
-    for n in &mut new.nodes {
-        if added.contains(&n.name) {
+    let mut changed = old.default != new.default || old.deprecated != new.deprecated;
+    for n in new.nodes.iter_mut() {
+        if !was_nodes.contains(n.name.as_str()) {
             n.change = Some(Change::Added);
             changed = true;
         }
     }
-    for e in &mut new.edges {
-        if old_edges.contains(&(e.from.as_str(), e.to.as_str(), e.kind)) {
+    for e in new.edges.iter_mut() {
+        if was_edges.contains(&key(e)) {
             continue;
         }
         changed = true;
         let repointed = e.kind == EdgeKind::Replaces
-            && old_replaces
+            && was_replacing
                 .get(e.from.as_str())
                 .is_some_and(|t| *t != e.to);
         e.change = Some(if repointed {
@@ -117,43 +101,39 @@ fn channel(old: ChannelGraph, mut new: ChannelGraph) -> Option<ChannelGraph> {
             Change::Added
         });
     }
-    let gone: Vec<Edge> = old
+    // What went: the edges, and the nodes (every edge's ends are nodes of its graph, so the
+    // ends of a gone edge are either still drawn or among these).
+    let now_edges: HashSet<(String, String, EdgeKind)> = new.edges.iter().map(key).collect();
+    let gone: Vec<&Edge> = old
         .edges
         .iter()
-        .filter(|e| !new_edges.contains(&(e.from.clone(), e.to.clone(), e.kind)))
-        .cloned()
-        .map(|mut e| {
-            e.change = Some(Change::Removed);
-            e
+        .filter(|e| !now_edges.contains(&key(e)))
+        .collect();
+    let present: HashSet<&str> = new.nodes.iter().map(|n| n.name.as_str()).collect();
+    let removed: Vec<super::Node> = old
+        .nodes
+        .iter()
+        .filter(|n| !present.contains(n.name.as_str()))
+        .map(|n| {
+            let mut n = n.clone();
+            n.change = Some(Change::Removed);
+            n.head = false;
+            n.findings.clear();
+            n
+        })
+        .collect();
+    let gone: Vec<Edge> = gone
+        .into_iter()
+        .map(|e| Edge {
+            change: Some(Change::Removed),
+            ..e.clone()
         })
         .collect();
     changed |= !gone.is_empty() || !removed.is_empty();
-    changed |= old.default != new.default || old.deprecated != new.deprecated;
     if !changed {
         return None;
     }
-    // A removed edge may end at a node the channel no longer lists and no new edge names.
-    let mut present: HashSet<String> = new.nodes.iter().map(|n| n.name.clone()).collect();
-    for mut n in removed {
-        n.change = Some(Change::Removed);
-        n.head = false;
-        n.findings.clear();
-        present.insert(n.name.clone());
-        new.nodes.push(n);
-    }
-    let old_nodes: HashMap<&str, &super::Node> =
-        old.nodes.iter().map(|n| (n.name.as_str(), n)).collect();
-    for e in &gone {
-        for end in [&e.from, &e.to] {
-            if present.insert(end.clone()) {
-                if let Some(n) = old_nodes.get(end.as_str()) {
-                    let mut n = (*n).clone();
-                    n.change = Some(Change::Removed);
-                    new.nodes.push(n);
-                }
-            }
-        }
-    }
+    new.nodes.extend(removed);
     new.edges.extend(gone);
     Some(new)
 }
