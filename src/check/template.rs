@@ -429,6 +429,21 @@ fn check_batch<'a>(
         .enumerate()
         .map(|(i, (t, _))| (t.doc.file, i))
         .collect();
+    // Where each rendered bundle a template lists sits, by rendered file: a finding on it is
+    // looked up among the few bundles of its file (not among every bundle of the batch).
+    let mut sites: HashMap<usize, Vec<(usize, &template::ImageRef<'a>, &RenderedBundle<'a>)>> =
+        HashMap::new();
+    for (t, resolved) in &members {
+        let Some(b) = t.basic() else { continue };
+        for (r, rb) in b.bundles.iter().zip(resolved) {
+            if let Some(rb) = rb {
+                sites
+                    .entry(rb.doc.file)
+                    .or_default()
+                    .push((t.doc.file, r, rb));
+            }
+        }
+    }
     let mut out = Vec::new();
     for mut d in check(catalog, scope, name, extra.as_slice()) {
         let Some(loc) = d.location else {
@@ -449,17 +464,13 @@ fn check_batch<'a>(
         if !is_dependency_rule(d.rule) {
             continue;
         }
-        let site = members.iter().find_map(|(t, resolved)| {
-            let b = t.basic()?;
-            b.bundles.iter().zip(resolved).find_map(|(r, rb)| {
-                rb.as_ref()
-                    .filter(|rb| {
-                        rb.doc.file == loc.file
-                            && rb.doc.node.span.start() <= loc.span.start()
-                            && loc.span.end() <= rb.doc.node.span.end()
-                    })
-                    .map(|rb| (t.doc.file, r, rb))
-            })
+        let site = sites.get(&loc.file).and_then(|list| {
+            list.iter()
+                .find(|(_, _, rb)| {
+                    rb.doc.node.span.start() <= loc.span.start()
+                        && loc.span.end() <= rb.doc.node.span.end()
+                })
+                .copied()
         });
         let Some((fi, r, rb)) = site else {
             continue;
@@ -1056,7 +1067,8 @@ fn mapping(
     }
     // Templates nothing renders.
     for &(fi, name) in in_dir {
-        if !templates.contains(&fi) || op.items.iter().any(|i| i.template == name) {
+        // `templates` is in file order (ascending).
+        if templates.binary_search(&fi).is_err() || op.items.iter().any(|i| i.template == name) {
             continue;
         }
         out.push(

@@ -21,7 +21,7 @@ pub use diff::diff;
 pub use dot::dot;
 pub use markdown::{markdown, mermaid_too_large, MAX_SUMMARY_BYTES};
 pub use mermaid::mermaid;
-pub use svg::{escape_markup, page_defs, svg, svg_channel};
+pub use svg::{escape_markup, page_defs, shorten, svg, svg_channel};
 
 use crate::diag::{Diagnostic, Severity};
 use crate::model::Catalog;

@@ -63,11 +63,12 @@ pub fn escape_markup(t: &str) -> String {
 
 use escape_markup as esc;
 
-fn cut(t: &str) -> String {
-    if t.chars().count() <= MAX_LABEL {
+/// `t` cut to at most `max` characters, the last one an ellipsis when anything was cut.
+pub fn shorten(t: &str, max: usize) -> String {
+    if t.chars().count() <= max {
         t.to_string()
     } else {
-        let mut s: String = t.chars().take(MAX_LABEL - 1).collect();
+        let mut s: String = t.chars().take(max.saturating_sub(1)).collect();
         s.push('…');
         s
     }
@@ -81,7 +82,12 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
     let labels: Vec<Vec<String>> = c
         .nodes
         .iter()
-        .map(|n| node_lines(n).iter().map(|l| cut(l)).collect())
+        .map(|n| {
+            node_lines(n)
+                .iter()
+                .map(|l| shorten(l, MAX_LABEL))
+                .collect()
+        })
         .collect();
     let sizes: Vec<(f64, f64)> = labels
         .iter()

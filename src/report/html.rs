@@ -91,13 +91,7 @@ pre mark{background:#fc8}\
 
 use crate::graph::escape_markup as esc;
 
-fn cut(t: &str, max: usize) -> String {
-    if t.chars().count() <= max {
-        t.to_string()
-    } else {
-        t.chars().take(max).collect::<String>() + " …"
-    }
-}
+use crate::graph::shorten as cut;
 
 /// The finding's lines with the located part marked.
 fn snippet(r: &Report<'_>, d: &Diagnostic) -> Option<String> {
