@@ -1,0 +1,50 @@
+//! The whole `lint` pipeline on a generated directory: bytes → a small tree of files,
+//! directories and symbolic links (some pointing out of the catalog, at a canary file) with
+//! fuzzed contents, including `.olmlint.yaml`, `.olmlint-baseline.json` and `.indexignore` →
+//! `olmlint::lint::run` (graphs drawn) → every report format.
+//!
+//! Checks: no panic; every finding's location is inside a loaded file; every report passes
+//! its oracle ([`super::sandbox::check_reports`]: JSON and SARIF parse, no canary, markup
+//! only olmlint's, logs inert); nothing is written outside the catalog.
+
+use super::sandbox::{check_locations, check_reports, Sandbox};
+
+/// Names an entry may take: catalog files, nested ones, the files olmlint reads specially,
+/// bundle-directory parts.
+const NAMES: &[&str] = &[
+    "catalog.yaml",
+    "catalog.json",
+    "foo/catalog.yaml",
+    "foo/bundles/b.yaml",
+    ".indexignore",
+    ".olmlint.yaml",
+    ".olmlint-baseline.json",
+    "bundle/manifests/csv.yaml",
+    "bundle/metadata/annotations.yaml",
+    "bundle/metadata/dependencies.yaml",
+    "v4.16/c.yaml",
+    "ci.yaml",
+    "x.yml",
+    "foo",
+];
+
+/// One input (the libFuzzer target `lint` and `tests/fuzz_smoke.rs` call this).
+pub fn run(data: &[u8]) {
+    let Some(sandbox) = Sandbox::new("catalog") else {
+        return;
+    };
+    sandbox.entries(NAMES, data, 16);
+    let opts = olmlint::lint::Options {
+        paths: vec![sandbox.root.clone()],
+        timeout: Some(5.0),
+        exiting: false,
+        graph: Some(olmlint::graph::Filter::default()),
+        ..Default::default()
+    };
+    if let Ok(mut outcome) = olmlint::lint::run(&opts) {
+        check_locations(&outcome);
+        let graphs = olmlint::graph_command::finish(&mut outcome, 4);
+        check_reports(&outcome, &graphs);
+    }
+    sandbox.assert_outside_untouched();
+}

@@ -1,0 +1,178 @@
+//! The fuzz targets in CI. Their bodies (`fuzz/src/targets/`) are compiled into this test on
+//! the stable toolchain and run over each target's committed corpus (`fuzz/corpus/TARGET/`)
+//! and then over mutations of it for a few seconds each, with every oracle the libFuzzer
+//! campaigns use (no panic, no canary in any output, nothing written outside, markup and
+//! logs inert). The libFuzzer wrappers themselves are checked by `cargo check` of the fuzz
+//! crate. Campaigns proper: docs/reliability.md, "Fuzzing".
+//!
+//! `OLMLINT_FUZZ_SMOKE_SECONDS` sets the mutation time per target (default 4; 0: corpus
+//! only); `OLMLINT_FUZZ_SMOKE_TARGETS=lint,pr` runs only those targets.
+
+#[allow(dead_code, clippy::all)]
+#[path = "../fuzz/src/targets/mod.rs"]
+mod targets;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+type Target = fn(&[u8]);
+
+const TARGETS: &[(&str, Target)] = &[
+    ("load", targets::load::run),
+    ("range", targets::range::run),
+    ("constraint", targets::constraint::run),
+    ("cel", targets::cel::run),
+    ("lint", targets::lint::run),
+    ("graph", targets::graph::run),
+    ("templates", targets::templates::run),
+    ("pr", targets::pr::run),
+];
+
+fn corpus(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (every target has a committed corpus)",
+                dir.display()
+            )
+        })
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("corpus file");
+            (p, bytes)
+        })
+        .collect()
+}
+
+/// A small deterministic generator (xorshift64*), so that a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// One to eight of libFuzzer's simplest mutations: change, insert, erase, a separator byte
+/// (0xff, 0xfe, 0xfd mean something to the whole-pipeline targets), a copied chunk, a splice
+/// with another input.
+fn mutate(rng: &mut Rng, input: &[u8], other: &[u8]) -> Vec<u8> {
+    let mut out = input.to_vec();
+    for _ in 0..=rng.below(8) {
+        let at = rng.below(out.len() + 1);
+        match rng.below(6) {
+            0 if !out.is_empty() => {
+                let i = rng.below(out.len());
+                out[i] = rng.next() as u8;
+            }
+            1 => out.insert(at, rng.next() as u8),
+            2 if !out.is_empty() => {
+                let end = (at + rng.below(16)).min(out.len());
+                out.drain(at.min(end)..end);
+            }
+            3 => out.insert(at, [0xff, 0xfe, 0xfd][rng.below(3)]),
+            4 if !out.is_empty() => {
+                let from = rng.below(out.len());
+                let end = (from + rng.below(32)).min(out.len());
+                let chunk = out[from..end].to_vec();
+                out.splice(at..at, chunk);
+            }
+            _ if !other.is_empty() => {
+                let from = rng.below(other.len());
+                let end = (from + rng.below(64)).min(other.len());
+                out.splice(at..at, other[from..end].iter().copied());
+            }
+            _ => {}
+        }
+    }
+    out.truncate(1 << 16);
+    out
+}
+
+/// Run one input; on a panic, keep the input where it can be replayed and say how.
+fn run_one(name: &str, target: Target, input: &[u8], origin: &str) {
+    let result = std::panic::catch_unwind(|| target(input));
+    if let Err(e) = result {
+        let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("fuzz-smoke-{name}-crash"));
+        let _ = std::fs::write(&keep, input);
+        panic!(
+            "{}",
+            format!(
+            "fuzz target `{name}` failed on {origin} (input kept in {}; replay: cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run {name} {}): {}",
+            keep.display(),
+            keep.display(),
+            e.downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| e.downcast_ref::<&str>().copied())
+                .unwrap_or("panic")
+            )
+        );
+    }
+}
+
+#[test]
+fn every_target_passes_its_corpus_and_mutations() {
+    let seconds: u64 = std::env::var("OLMLINT_FUZZ_SMOKE_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4);
+    let only = std::env::var("OLMLINT_FUZZ_SMOKE_TARGETS").unwrap_or_default();
+    for (name, target) in TARGETS {
+        if !only.is_empty() && !only.split(',').any(|t| t == *name) {
+            continue;
+        }
+        let inputs = corpus(name);
+        assert!(!inputs.is_empty(), "fuzz/corpus/{name} is empty");
+        for (path, bytes) in &inputs {
+            run_one(name, *target, bytes, &path.display().to_string());
+        }
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
+        let start = Instant::now();
+        let mut runs = 0usize;
+        while start.elapsed() < Duration::from_secs(seconds) {
+            let a = &inputs[rng.below(inputs.len())].1;
+            let b = &inputs[rng.below(inputs.len())].1;
+            let input = mutate(&mut rng, a, b);
+            run_one(name, *target, &input, &format!("mutation {runs}"));
+            runs += 1;
+        }
+        eprintln!(
+            "fuzz smoke: {name}: {} corpus inputs, {runs} mutations",
+            inputs.len()
+        );
+    }
+}
+
+/// The libFuzzer wrappers compile: `cargo check` of the fuzz crate (its own workspace and
+/// lock file) on the stable toolchain, into this build's target directory.
+#[test]
+fn the_fuzz_crate_compiles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-check");
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["check", "--locked", "--bins", "--manifest-path"])
+        .arg(root.join("fuzz/Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .output()
+        .expect("run cargo");
+    assert!(
+        out.status.success(),
+        "cargo check of fuzz/ failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
