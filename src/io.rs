@@ -3,7 +3,7 @@
 //! names, next to their target (`tempfile`: `O_EXCL`, no following of a planted link).
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Prefix and suffix of olmlint's temporary files; the walker skips such files, so one left
 /// behind by a killed `--fix` is never read as catalog content.
@@ -16,31 +16,44 @@ pub fn is_temporary(name: &str) -> bool {
 }
 
 /// Write through a temporary file in the same directory and rename it into place, so a reader
-/// never sees half a file. A symbolic link is written through (the link stays); a device, FIFO
-/// or socket (`-o /dev/null`, `-o /dev/stderr`) is written directly, as renaming over it would
-/// replace it with a regular file.
+/// never sees half a file. The catalog and the directory olmlint runs in may come from a pull
+/// request, so a symbolic link is never written through to a regular file (nor a dangling
+/// one created): the write would land wherever the commit points it. A link to a character
+/// device, a FIFO or socket, or one of the process's own descriptors (`-o /dev/stderr`), and
+/// such a file itself (`-o /dev/null`), is written directly, as renaming over it would
+/// replace it with a regular file. A directory reached through a link that leaves the
+/// repository ([`leaves_repository`]) is not written into.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
-    let target = if is_link {
-        match std::fs::canonicalize(path) {
-            Ok(t) => t,
-            // A dangling link: create the file it names.
-            Err(_) => return std::fs::write(path, bytes),
-        }
-    } else {
-        path.to_path_buf()
+    let refused = |why: &str| {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            why.to_string(),
+        ))
     };
-    let existing = std::fs::metadata(&target).ok();
-    if existing.as_ref().is_some_and(|m| !m.is_file()) {
-        return std::fs::OpenOptions::new()
-            .write(true)
-            .open(&target)?
-            .write_all(bytes);
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        let ft = meta.file_type();
+        if ft.is_symlink() {
+            let stream = std::fs::metadata(path).is_ok_and(|m| is_stream(&m.file_type()));
+            if stream || own_descriptor(path) {
+                return write_directly(path, bytes);
+            }
+            return refused(
+                "is a symbolic link; not written through (a committed link could point anywhere): \
+                 remove the link, or give the path of the file it points to",
+            );
+        }
+        if !ft.is_file() && !ft.is_dir() {
+            return write_directly(path, bytes);
+        }
     }
-    let dir = target
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent_or_dot(path);
+    if leaves_repository(dir) {
+        return refused(
+            "its directory is, or passes through, a symbolic link that leaves the repository; \
+             not written (give a path outside the repository, or one without such a link)",
+        );
+    }
+    let existing = std::fs::metadata(path).ok();
     let mut tmp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .suffix(TEMP_SUFFIX)
@@ -50,8 +63,125 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(meta) = existing {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
-    // On failure the temporary is removed when `tmp` drops.
-    tmp.persist(&target).map(|_| ()).map_err(|e| e.error)
+    // On failure the temporary is removed when `tmp` drops. The rename replaces a link
+    // swapped in meanwhile rather than following it.
+    tmp.persist(path).map(|_| ()).map_err(|e| e.error)
+}
+
+/// A character device, FIFO or socket: written in place, never replaced.
+fn is_stream(ft: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        ft.is_char_device() || ft.is_fifo() || ft.is_socket()
+    }
+    #[cfg(not(unix))]
+    {
+        !ft.is_file() && !ft.is_dir()
+    }
+}
+
+/// Whether the link `path` leads, hop by hop, to one of the process's own descriptors
+/// (`/dev/stderr` → `/proc/self/fd/2`; `/dev/fd/N`), whatever that descriptor is open on.
+fn own_descriptor(path: &Path) -> bool {
+    let own = |p: &Path| {
+        let rest = p
+            .strip_prefix("/proc/self/fd")
+            .or_else(|_| p.strip_prefix("/dev/fd"))
+            .or_else(|_| p.strip_prefix(format!("/proc/{}/fd", std::process::id())));
+        rest.ok()
+            .and_then(Path::to_str)
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if own(path) {
+        return true;
+    }
+    let mut at = path.to_path_buf();
+    // As many hops as the kernel follows (ELOOP after 40).
+    for _ in 0..40 {
+        let Ok(next) = std::fs::read_link(&at) else {
+            return false;
+        };
+        at = lexical(parent_or_dot(&at), &next);
+        if own(&at) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Opens an existing file for appending and writes `bytes` (a device, FIFO or descriptor).
+fn write_directly(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)?
+        .write_all(bytes)
+}
+
+/// The directory holding `path` (`.` for a bare name).
+fn parent_or_dot(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// The repository the paths olmlint is given are judged against: the top level of the git
+/// work tree holding `dir` (a canonical directory; the nearest ancestor with `.git`), else
+/// `dir` itself.
+pub fn repository_of(dir: &Path) -> PathBuf {
+    crate::git::work_tree_top(dir).unwrap_or(dir).to_path_buf()
+}
+
+/// Whether the real path of `path` (every symbolic link on the way resolved) is inside
+/// `root`, a canonical directory. A path that does not exist yet is judged by its directory's
+/// real path; a dangling or looping link is never inside. The one test for "this file, which
+/// the repository named or linked, stays in the repository".
+pub fn confined(root: &Path, path: &Path) -> bool {
+    real_path(path).is_some_and(|r| r.starts_with(root))
+}
+
+/// [`std::fs::canonicalize`], extended to a path whose last components do not exist yet.
+fn real_path(path: &Path) -> Option<PathBuf> {
+    match std::fs::canonicalize(path) {
+        Ok(p) => Some(p),
+        // It exists (a dangling or looping link, an unreadable directory): where it leads is
+        // not known.
+        Err(_) if std::fs::symlink_metadata(path).is_ok() => None,
+        Err(_) => {
+            let name = path.file_name()?;
+            Some(real_path(parent_or_dot(path))?.join(name))
+        }
+    }
+}
+
+/// Whether `path`, given to olmlint (on the command line, or by a script running in the
+/// checkout), lies as written inside the repository holding the current directory
+/// ([`repository_of`]) while its real path leaves it: a symbolic link the repository
+/// planted, which a pull request controls. A path written outside the repository (`/tmp/x`,
+/// `../other`) is the user's own choice and is not judged.
+pub fn leaves_repository(path: &Path) -> bool {
+    let Some(cwd) = std::env::current_dir()
+        .ok()
+        .and_then(|c| std::fs::canonicalize(c).ok())
+    else {
+        return false;
+    };
+    let repo = repository_of(&cwd);
+    lexical(&cwd, path).starts_with(&repo) && !confined(&repo, path)
+}
+
+/// [`leaves_repository`] as an error; the caller names the path as given (never where the
+/// link points).
+pub fn refuse_leaving(path: &Path) -> Result<(), String> {
+    if !leaves_repository(path) {
+        return Ok(());
+    }
+    Err(
+        "is, or passes through, a symbolic link that leaves the repository; not read (the \
+         repository's links come from its commits, which a pull request controls; give the \
+         path of the file itself if you mean it)"
+            .into(),
+    )
 }
 
 /// Open `path` for reading without blocking on a FIFO (`O_NONBLOCK`, which does not change
@@ -161,6 +291,45 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         // Returns at once (no writer needed), with an error.
         assert!(read_regular(&fifo, 1 << 20).is_err());
+    }
+
+    /// A link to a regular file or a dangling one is never written through; the file it
+    /// names is left as it was, and nothing is created.
+    #[cfg(unix)]
+    #[test]
+    fn links_to_files_are_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        let link = dir.path().join("report.json");
+        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        assert!(write_atomic(&link, b"new").is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        let dangling = dir.path().join("dangling.json");
+        std::os::unix::fs::symlink(dir.path().join("created"), &dangling).unwrap();
+        assert!(write_atomic(&dangling, b"new").is_err());
+        assert!(!dir.path().join("created").exists());
+        // A link to a character device is written directly.
+        let null = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+        write_atomic(&null, b"x").unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn confined_resolves_links_and_paths_not_yet_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap().join("root");
+        std::fs::create_dir_all(root.join("a")).unwrap();
+        std::os::unix::fs::symlink("/", root.join("up")).unwrap();
+        std::os::unix::fs::symlink("a", root.join("same")).unwrap();
+        std::os::unix::fs::symlink("missing", root.join("dangling")).unwrap();
+        assert!(confined(&root, &root.join("a/new/deeper.json")));
+        assert!(confined(&root, &root.join("same/x")));
+        assert!(!confined(&root, &root.join("up/etc")));
+        assert!(!confined(&root, &root.join("up/no/such")));
+        assert!(!confined(&root, &root.join("dangling")));
+        assert!(!confined(&root, &root.join("../x")));
     }
 
     /// Planted links at predictable names cannot redirect the write (the name is random and

@@ -418,3 +418,99 @@ fn job_summary_stays_under_one_mebibyte() {
         &md[md.len() - 300..]
     );
 }
+
+/// #43: a checkout (`repo/`, a git work tree) beside `outside/`, which holds `canary` under
+/// `name`: what a committed link may point at on a runner. Returns (repo, outside).
+fn checkout_beside_canary(tmp: &Path, name: &str, canary: &str) -> (PathBuf, PathBuf) {
+    let repo = tmp.join("repo");
+    let outside = tmp.join("outside");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let file = outside.join(name);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, canary).unwrap();
+    catalog(&repo);
+    (repo, outside)
+}
+
+/// #43: `-o` and `--write-baseline` never write through a committed link (to a file, or
+/// dangling), nor into a directory reached through a link out of the checkout; devices and
+/// the process's own descriptors still work.
+#[test]
+fn outputs_are_never_written_through_a_committed_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = "keep-this-runner-file";
+    let (repo, outside) = checkout_beside_canary(tmp.path(), "victim", canary);
+    std::os::unix::fs::symlink(outside.join("victim"), repo.join("report.json")).unwrap();
+    std::os::unix::fs::symlink(outside.join("created"), repo.join("dangling.json")).unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join("out")).unwrap();
+    let cases: [&[&str]; 5] = [
+        &["-o", "report.json"],
+        &["--write-baseline", "report.json"],
+        &["-o", "dangling.json"],
+        &["-o", "out/new.json"],
+        &["--write-baseline", "out/victim"],
+    ];
+    for extra in cases {
+        let mut args = vec!["lint", "--no-config", "-q", "-f", "json", "catalog"];
+        args.extend_from_slice(extra);
+        let out = common::olmlint(Some(&repo), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains(extra[1]), "{extra:?}: {stderr}");
+        assert!(!stderr.contains(outside.to_str().unwrap()), "{stderr}");
+        assert_eq!(
+            std::fs::read_to_string(outside.join("victim")).unwrap(),
+            canary
+        );
+        let names: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
+        assert_eq!(names.len(), 1, "{extra:?}: {names:?}");
+    }
+    assert!(std::fs::symlink_metadata(repo.join("report.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // A regular file in the checkout is replaced; /dev/null and /dev/stderr are written.
+    std::fs::write(repo.join("plain.json"), "old").unwrap();
+    for target in ["plain.json", "/dev/null", "/dev/stderr"] {
+        let out = common::olmlint(
+            Some(&repo),
+            [
+                "lint",
+                "--no-config",
+                "-q",
+                "-f",
+                "json",
+                "catalog",
+                "-o",
+                target,
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(2), "{target}: {stderr}");
+    }
+    assert!(std::fs::read_to_string(repo.join("plain.json"))
+        .unwrap()
+        .contains("\"diagnostics\""));
+    // /dev/stderr redirected to a file: written through the process's own descriptor.
+    let log = tmp.path().join("stderr.log");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args([
+            "lint",
+            "--no-config",
+            "-q",
+            "-f",
+            "json",
+            "catalog",
+            "-o",
+            "/dev/stderr",
+        ])
+        .current_dir(&repo)
+        .stderr(std::fs::File::create(&log).unwrap())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("\"diagnostics\""));
+}
