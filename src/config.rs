@@ -83,21 +83,65 @@ impl Config {
         }
     }
 
-    /// Find `.olmlint.yaml` in `start` or its ancestors.
-    pub fn discover(start: &Path) -> Option<PathBuf> {
-        let abs = std::fs::canonicalize(start).ok()?;
-        let dir = if abs.is_dir() {
-            abs.as_path()
+    /// Find `.olmlint.yaml` in `start` or its ancestors. One found that is a symbolic link
+    /// whose real path leaves the repository holding it is an error naming the link, never
+    /// read: a pull request controls the links, and the configuration's text is quoted in
+    /// findings. Nor is it looked for beside the target of a `start` that leaves the
+    /// repository through a link (the walk reports that path): the search starts at the
+    /// nearest directory above it that stays inside.
+    pub fn discover(start: &Path) -> Result<Option<PathBuf>, String> {
+        let abs = if crate::io::leaves_repository(start) {
+            let Some(cwd) = std::env::current_dir()
+                .ok()
+                .and_then(|c| std::fs::canonicalize(c).ok())
+            else {
+                return Ok(None);
+            };
+            let repo = crate::io::repository_of(&cwd);
+            crate::io::lexical(&cwd, start)
+                .ancestors()
+                .find(|a| a.is_dir() && crate::io::confined(&repo, a))
+                .and_then(|a| std::fs::canonicalize(a).ok())
         } else {
-            abs.parent()?
+            std::fs::canonicalize(start).ok()
         };
-        dir.ancestors()
-            .find_map(|d| FILE_NAMES.iter().map(|n| d.join(n)).find(|p| p.is_file()))
+        let Some(abs) = abs else { return Ok(None) };
+        let Some(dir) = (if abs.is_dir() {
+            Some(abs.as_path())
+        } else {
+            abs.parent()
+        }) else {
+            return Ok(None);
+        };
+        let found = dir.ancestors().find_map(|d| {
+            FILE_NAMES
+                .iter()
+                .map(|n| d.join(n))
+                .find(|p| p.is_file())
+                .map(|p| (d, p))
+        });
+        let Some((d, path)) = found else {
+            return Ok(None);
+        };
+        if !crate::io::confined(&crate::io::repository_of(d), &path) {
+            return Err(format!(
+                "{}: the configuration is a symbolic link to a file outside the repository; not \
+                 read (a pull request controls the repository's links, and the configuration is \
+                 quoted in findings). Commit the file itself, or give one outside the repository \
+                 with --config",
+                crate::load::display_path(&path)
+            ));
+        }
+        Ok(Some(path))
     }
 
     /// Read and validate a config file. The file is returned so diagnostics can point into it.
+    /// A path given inside the repository that leaves it through a link is not read.
     pub fn load(path: &Path) -> Result<(Config, LoadedFile, Vec<Diagnostic>), String> {
-        let bytes = crate::io::read_regular(path, MAX_CONFIG_SIZE)
+        let bytes = crate::io::refuse_leaving(path)
+            .and_then(|()| {
+                crate::io::read_regular(path, MAX_CONFIG_SIZE).map_err(|e| e.to_string())
+            })
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let file = parse_bytes(
@@ -178,23 +222,20 @@ impl Config {
         diags: &mut Vec<Diagnostic>,
     ) -> Option<PathBuf> {
         let joined = self.base.join(value);
-        let base = std::fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
-        let boundary = crate::git::work_tree_top(&base)
-            .unwrap_or(&base)
-            .to_path_buf();
-        // A path that does not exist yet is judged lexically (its error comes later).
-        let resolved = std::fs::canonicalize(&joined)
-            .unwrap_or_else(|_| crate::io::lexical(&base, Path::new(value)));
-        if resolved.starts_with(&boundary) {
+        // `-c .olmlint.yaml`: the base is the current directory.
+        let dir = Some(self.base.as_path())
+            .filter(|b| !b.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        // A path that does not exist yet is judged by its directory (its error comes later).
+        let inside = std::fs::canonicalize(dir)
+            .is_ok_and(|base| crate::io::confined(&crate::io::repository_of(&base), &joined));
+        if inside {
             return Some(joined);
         }
         diags.push(
             Diagnostic::new(
                 "OLM011",
-                format!(
-                    "`{key}: {value}` resolves outside the repository ({}); not used",
-                    boundary.display()
-                ),
+                format!("`{key}: {value}` resolves outside the repository; not used"),
             )
             .at(usize::MAX, node.span)
             .help(format!(

@@ -269,11 +269,23 @@ pub fn baseline_text(diags: &[Diagnostic], keys: &[Key]) -> String {
     text
 }
 
-/// Reads a baseline file written by [`baseline_text`].
+/// Reads a baseline file written by [`baseline_text`]. A path given inside the repository
+/// that leaves it through a link is not read, and a file that is not a baseline is reported
+/// by position only: its text is never quoted (it may be anything the runner can read).
 pub fn read_baseline(path: &Path, max_size: u64) -> Result<Vec<Entry>, String> {
+    crate::io::refuse_leaving(path)?;
     let bytes = crate::io::read_regular(path, max_size).map_err(|e| e.to_string())?;
     let file: BaselineFile = serde_json::from_slice(&bytes).map_err(|e| {
-        format!("not an olmlint findings baseline ({e}); write one with `olmlint lint --write-baseline FILE`")
+        let what = match e.classify() {
+            serde_json::error::Category::Data => "JSON, but not in the baseline format",
+            _ => "not JSON",
+        };
+        format!(
+            "not an olmlint findings baseline ({what}, at line {} column {}); write one with \
+             `olmlint lint --write-baseline FILE`",
+            e.line(),
+            e.column()
+        )
     })?;
     if file.version != 1 {
         return Err(format!(

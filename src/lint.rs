@@ -98,13 +98,17 @@ fn plan_paths(paths: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<PathBuf> {
     for (split, note) in steps {
         paths = paths
             .into_iter()
-            .flat_map(|p| match split(&p) {
-                Some(parts) => {
-                    notes.push(note(&load::display_path(&p), &parts));
-                    parts
-                }
-                None => vec![p],
-            })
+            // A path that leaves the repository through a link is not looked into (the walk
+            // reports it).
+            .flat_map(
+                |p| match split(&p).filter(|_| !crate::io::leaves_repository(&p)) {
+                    Some(parts) => {
+                        notes.push(note(&load::display_path(&p), &parts));
+                        parts
+                    }
+                    None => vec![p],
+                },
+            )
             .collect();
     }
     paths
@@ -132,7 +136,10 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     let config_path = match (&opts.config, opts.no_config) {
         (_, true) => None,
         (Some(p), _) => Some(p.clone()),
-        (None, _) => paths.first().and_then(|p| Config::discover(p)),
+        (None, _) => match paths.first() {
+            Some(p) => Config::discover(p)?,
+            None => None,
+        },
     };
     let (mut config, config_file, config_diags) = match &config_path {
         Some(p) => {
@@ -172,7 +179,11 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     }
     let cluster_bytes = match &cluster_path {
         Some(p) => Some(
-            crate::io::read_regular(p, config.limits.max_file_size)
+            crate::io::refuse_leaving(p)
+                .and_then(|()| {
+                    crate::io::read_regular(p, config.limits.max_file_size)
+                        .map_err(|e| e.to_string())
+                })
                 .map_err(|e| format!("--cluster-properties {}: {e}", p.display()))?,
         ),
         None => None,

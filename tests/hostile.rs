@@ -433,6 +433,139 @@ fn checkout_beside_canary(tmp: &Path, name: &str, canary: &str) -> (PathBuf, Pat
     (repo, outside)
 }
 
+/// Neither stream of `out` holds `canary` or the runner's path `outside`.
+fn assert_nothing_leaks(out: &std::process::Output, canary: &str, outside: &Path) {
+    for stream in [&out.stdout, &out.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        assert!(!text.contains(canary), "{text}");
+        assert!(!text.contains(outside.to_str().unwrap()), "{text}");
+    }
+}
+
+/// #43: a path named on the command line inside the checkout that is (or passes through) a
+/// committed link out of it is not walked: an OLM001 finding names it as given.
+#[test]
+fn a_given_path_that_links_out_of_the_repository_is_not_walked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = "s3cr3t-catalog-canary";
+    let (repo, outside) = checkout_beside_canary(
+        tmp.path(),
+        "v4.18/c.yaml",
+        &format!("schema: olm.package\nname: {canary}\n---\n{canary}: [\n"),
+    );
+    std::os::unix::fs::symlink(&outside, repo.join("catalogs")).unwrap();
+    std::os::unix::fs::symlink(outside.join("v4.18"), repo.join("v4.18")).unwrap();
+    // The link itself, a path through it, and one through it that does not exist there (no
+    // existence test of the target either).
+    for given in ["v4.18", "catalogs/v4.18", "catalogs/v4.99"] {
+        let out = common::olmlint(Some(&repo), ["lint", "--no-config", "-f", "json", given]);
+        assert_nothing_leaks(&out, canary, &outside);
+        assert_eq!(out.status.code(), Some(1), "{given}");
+        let d = common::diagnostics(&out);
+        assert_eq!(d.len(), 1, "{given}: {d:#?}");
+        assert_eq!(d[0]["rule"], "OLM001");
+        assert!(
+            common::message(&d[0]).starts_with(&format!(
+                "{given}: is, or passes through, a symbolic link that leaves the repository"
+            )),
+            "{d:#?}"
+        );
+    }
+    // A link that stays inside the checkout is walked as before, and so is a path the user
+    // wrote outside it.
+    std::os::unix::fs::symlink("catalog", repo.join("same")).unwrap();
+    let (d, _) = common::lint_json(Some(&repo), &["same"]);
+    assert!(d.iter().all(|x| x["rule"] != "OLM001"), "{d:#?}");
+    let (d, _) = common::lint_json(Some(&repo), &[outside.join("v4.18").to_str().unwrap()]);
+    assert!(d.iter().any(|x| x["rule"] == "OLM001"), "{d:#?}");
+}
+
+/// #43: a discovered (or given) `.olmlint.yaml` committed as a link out of the checkout is
+/// not read: its text would be quoted in OLM011 findings and the exit-2 message.
+#[test]
+fn a_configuration_that_links_out_of_the_repository_is_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = "s3cr3t-config-canary";
+    let (repo, outside) =
+        checkout_beside_canary(tmp.path(), "secret.yaml", &format!("{canary}: 1\n"));
+    std::os::unix::fs::symlink(outside.join("secret.yaml"), repo.join(".olmlint.yaml")).unwrap();
+    for args in [
+        &["lint", "-f", "json", "catalog"][..],
+        &["lint", "-f", "json", "--config", ".olmlint.yaml", "catalog"],
+        &["lint", "-f", "json", "catalog/package.yaml"],
+    ] {
+        let out = common::olmlint(Some(&repo), args);
+        assert_nothing_leaks(&out, canary, &outside);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(".olmlint.yaml") && stderr.contains("symbolic link"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // A link to a configuration elsewhere in the checkout is read.
+    std::fs::write(repo.join("shared.yaml"), "rules:\n  OLM304: off\n").unwrap();
+    std::fs::remove_file(repo.join(".olmlint.yaml")).unwrap();
+    std::os::unix::fs::symlink("shared.yaml", repo.join(".olmlint.yaml")).unwrap();
+    let out = common::olmlint(Some(&repo), ["lint", "-q", "-f", "json", "catalog"]);
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// #43: a findings baseline given inside the checkout that links out of it is not read, and
+/// one that is not a baseline is never quoted (serde's messages quote keys and values).
+#[test]
+fn a_findings_baseline_is_never_read_through_a_link_or_quoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let canary = "s3cr3t-baseline-canary";
+    let text = format!("{{\"{canary}\": \"{canary}\"}}\n");
+    let (repo, outside) = checkout_beside_canary(tmp.path(), "secret.json", &text);
+    std::os::unix::fs::symlink(
+        outside.join("secret.json"),
+        repo.join(".olmlint-baseline.json"),
+    )
+    .unwrap();
+    let run = |baseline: &Path| {
+        common::olmlint(
+            Some(&repo),
+            [
+                "lint",
+                "--no-config",
+                "-f",
+                "json",
+                "--findings-baseline",
+                baseline.to_str().unwrap(),
+                "catalog",
+            ],
+        )
+    };
+    let out = run(Path::new(".olmlint-baseline.json"));
+    assert_nothing_leaks(&out, canary, &outside);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".olmlint-baseline.json") && stderr.contains("symbolic link"),
+        "{stderr}"
+    );
+    // Given outside the checkout it is the user's choice and read, but not quoted.
+    let value = format!("{{\"olmlint-findings-baseline\": \"{canary}\", \"findings\": []}}");
+    std::fs::write(outside.join("typed.json"), value).unwrap();
+    for file in ["secret.json", "typed.json"] {
+        let out = run(&outside.join(file));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(!stderr.contains(canary), "{stderr}");
+        assert!(
+            stderr.contains("not an olmlint findings baseline"),
+            "{stderr}"
+        );
+    }
+}
+
 /// #43: `-o` and `--write-baseline` never write through a committed link (to a file, or
 /// dangling), nor into a directory reached through a link out of the checkout; devices and
 /// the process's own descriptors still work.

@@ -21,6 +21,16 @@ pub fn is_bundle_dir(dir: &Path) -> bool {
 }
 
 pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut Vec<IoProblem>) {
+    // A path given inside the repository (`catalogs/v4.18`) that is, or passes through, a
+    // link out of it is not walked: a pull request controls the links, and what is walked is
+    // quoted into public reports. The finding names the path as given, never the target.
+    if let Err(message) = crate::io::refuse_leaving(root) {
+        problems.push(IoProblem {
+            display: display_path(root),
+            message,
+        });
+        return;
+    }
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
         Err(e) => {
