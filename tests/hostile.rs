@@ -647,3 +647,47 @@ fn outputs_are_never_written_through_a_committed_link() {
         .unwrap()
         .contains("\"diagnostics\""));
 }
+
+/// #43: a `template_name` that is a path is refused before any file-system lookup: whether
+/// OLM905 said "not in catalog-templates" told which runner files exist.
+#[test]
+fn template_names_that_are_paths_are_not_looked_up() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, outside) = checkout_beside_canary(tmp.path(), "exists.yaml", "x: 1\n");
+    let op = repo.join("operators/foo");
+    std::fs::create_dir_all(op.join("catalog-templates")).unwrap();
+    std::fs::write(
+        op.join("catalog-templates/basic.yaml"),
+        "schema: olm.template.basic\nentries: []\n",
+    )
+    .unwrap();
+    let names = [
+        "../../../../outside/exists.yaml".to_string(),
+        "../../../../outside/missing.yaml".to_string(),
+        outside.join("exists.yaml").to_str().unwrap().to_string(),
+        outside.join("missing.yaml").to_str().unwrap().to_string(),
+    ];
+    let mut ci = String::from("fbc:\n  enabled: true\n  catalog_mapping:\n");
+    ci.push_str("    - template_name: basic.yaml\n      type: olm.template.basic\n      catalog_names: [v4.18]\n");
+    for (i, n) in names.iter().enumerate() {
+        ci.push_str(&format!(
+            "    - template_name: \"{n}\"\n      type: olm.template.basic\n      catalog_names: [v4.{}]\n",
+            19 + i
+        ));
+    }
+    std::fs::write(op.join("ci.yaml"), ci).unwrap();
+    let (d, _) = common::lint_json(Some(&repo), &["operators/foo"]);
+    let mapping: Vec<&str> = d
+        .iter()
+        .filter(|x| x["rule"] == "OLM905")
+        .map(common::message)
+        .collect();
+    // One finding per path, the same whether the file exists or not.
+    assert_eq!(mapping.len(), names.len(), "{d:#?}");
+    assert!(
+        mapping
+            .iter()
+            .all(|m| m.contains("which is not a file name")),
+        "{mapping:#?}"
+    );
+}

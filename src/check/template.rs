@@ -957,6 +957,11 @@ fn is_catalog_name(c: &str) -> bool {
         })
 }
 
+/// A bare file name: no directory part, not `.` or `..`, not empty.
+fn is_file_name(name: &str) -> bool {
+    !matches!(name, "" | "." | "..") && !name.contains(['/', '\\', '\0'])
+}
+
 /// OLM905: ci.yaml `fbc.catalog_mapping` against the templates and the rendered catalogs.
 /// `in_dir`: the template files of the operator's `catalog-templates/` (index, file name).
 fn mapping(
@@ -984,9 +989,20 @@ fn mapping(
             .find(|(_, n)| *n == item.template)
             .map(|(i, _)| *i);
         // A template the walk did not load (an ignored or unreadable file) may still exist:
-        // only a name that is not there at all is missing (no link followed).
-        let on_disk = || std::fs::symlink_metadata(tdir.join(item.template)).is_ok();
+        // only a name that is not there at all is missing (no link followed, nor a
+        // catalog-templates/ that links out of the operator's directory).
+        let on_disk = || {
+            std::fs::canonicalize(&op.dir).is_ok_and(|d| crate::io::confined(&d, &tdir))
+                && std::fs::symlink_metadata(tdir.join(item.template)).is_ok()
+        };
         match file {
+            // Never looked up: `../../../etc/passwd` or `/home/runner/x` would make the
+            // existence test below say which files the runner has.
+            None if !is_file_name(item.template) => out.push(
+                Diagnostic::new("OLM905", format!("ci.yaml maps template {:?}, which is not a file name: a template is named by its file name in catalog-templates/", item.template))
+                    .at(ci, item.template_node.span)
+                    .help("`template_name` names a file directly in the operator's catalog-templates/ directory (`template_name: basic.yaml`); a path is not looked up, since it could lead outside the repository. Move the template into catalog-templates/ and give its file name."),
+            ),
             None if on_disk() => {}
             None => out.push(
                 Diagnostic::new("OLM905", format!("ci.yaml maps template {:?}, which is not in {}", item.template, tdir.display()))
