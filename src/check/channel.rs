@@ -6,6 +6,8 @@ use foldhash::{HashMap, HashMapExt as _};
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<(&str, &str), Location> = HashMap::new();
+    // The package names for "did you mean", indexed on first use, once.
+    let known = std::cell::OnceCell::new();
     for c in &ctx.catalog.channels {
         let file = c.doc.file;
         let pkg = c.package.map_or("", |p| p.value);
@@ -14,8 +16,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             Diagnostic::new("OLM103", msg).package(Some(pkg).filter(|p| !p.is_empty()))
         };
         if !ctx.index.packages.contains_key(pkg) && ctx.complete_for(pkg) {
-            let known: Vec<&str> = ctx.index.packages.keys().copied().collect();
-            let hint = crate::suggest::closest(pkg, known)
+            let hint = known
+                .get_or_init(|| crate::suggest::Names::new(ctx.index.packages.keys().copied()))
+                .closest(pkg)
                 .map(|k| format!(" Did you mean `{k}`?"))
                 .unwrap_or_default();
             out.push(

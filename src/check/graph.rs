@@ -184,7 +184,10 @@ fn replaces_missing(
             }
         }
     }
-    // One finding per missing name in this channel, listing every entry that names it.
+    // One finding per missing name in this channel, listing every entry that names it; the
+    // names for "did you mean" indexed once per channel, not compared whole per missing name.
+    let known: Option<crate::suggest::Names<'_>> =
+        (!missing.is_empty()).then(|| crate::suggest::Names::new(by_name.keys().copied()));
     for (t, sites) in missing {
         let Some((first, pointer, span, first_file)) = sites.first().cloned() else {
             continue;
@@ -195,7 +198,10 @@ fn replaces_missing(
             _ => format!("{} entries ({})", names.len(), names.join(", ")),
         };
         let ch = c.name.map_or("", |x| x.value);
-        let hint = crate::suggest::closest(t, by_name.keys().copied().filter(|k| *k != t))
+        // `t` names no entry of the channel, so it is not among the candidates.
+        let hint = known
+            .as_ref()
+            .and_then(|n| n.closest(t))
             .map(|k| format!(" Did you mean {k:?}?"))
             .unwrap_or_default();
         let mut d = Diagnostic::new("OLM110", format!("{who} of channel {ch:?} name {t:?}, which is not a bundle of package {pkg:?}"))

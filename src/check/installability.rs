@@ -10,6 +10,7 @@ use crate::model::Bundle;
 use crate::semantics::constraint::predicate::Pred;
 use crate::semantics::constraint::theory;
 use crate::semantics::sat::{explain, olm_message, Budget, CoreItem, EntryId, Verdict};
+use std::collections::HashMap;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let r = ctx.resolution;
@@ -45,6 +46,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         ));
     }
     let mut misses: Vec<Diagnostic> = Vec::new();
+    let lookups = Lookups::default();
     for (bi, verdict) in verdicts {
         let Some(b) = ctx.catalog.bundles.get(bi) else {
             continue;
@@ -53,7 +55,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         for d in deps {
             // A proven self-conflict (OLM502) already explains the missing candidates.
             if !self_conflict(b, d, out) {
-                no_candidates(ctx, b, d, &mut misses);
+                no_candidates(ctx, &lookups, b, d, &mut misses);
             }
         }
         if verdict.is_installable() {
@@ -486,7 +488,13 @@ fn self_conflict(b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) -> bo
 }
 
 /// OLM503 with near misses.
-fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Diagnostic>) {
+fn no_candidates<'a>(
+    ctx: &Ctx<'a>,
+    lookups: &Lookups<'a>,
+    b: &Bundle<'_>,
+    d: &BundleDep,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(pred) = &d.pred else { return };
     let r = ctx.resolution;
     // A predicate already reported as never matching (an empty `any`: OLM206; an empty
@@ -522,7 +530,7 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
             });
         }
     }
-    misses.extend(near_misses(ctx, pred));
+    misses.extend(near_misses(ctx, lookups, pred));
     let what = match pred {
         Pred::Cel { .. } => format!(
             "CEL rule {}",
@@ -550,14 +558,78 @@ fn no_candidates(ctx: &Ctx<'_>, b: &Bundle<'_>, d: &BundleDep, out: &mut Vec<Dia
     );
 }
 
+/// What the near-miss explanations of failing dependencies look up, built on first use (most
+/// runs have no failing dependency): scanning every catalog, or comparing a name with every
+/// package, once per failing dependency was quadratic.
+#[derive(Default)]
+struct Lookups<'a> {
+    /// Every package name of every catalog, for "did you mean".
+    packages: std::cell::OnceCell<crate::suggest::Names<'a>>,
+    /// The context catalogs' bundle versions, by package.
+    context_versions: std::cell::OnceCell<HashMap<&'a str, Vec<&'a str>>>,
+    /// Provided APIs by group, then ASCII-lower-cased kind: (kind, version, bundle).
+    gvks: std::cell::OnceCell<GvkIndex<'a>>,
+}
+
+type GvkIndex<'a> = HashMap<&'a str, HashMap<String, Vec<(&'a str, &'a str, usize)>>>;
+
+impl<'a> Lookups<'a> {
+    fn packages(&self, ctx: &Ctx<'a>) -> &crate::suggest::Names<'a> {
+        self.packages.get_or_init(|| {
+            crate::suggest::Names::new(
+                ctx.index.packages.keys().copied().chain(
+                    ctx.catalogs
+                        .iter()
+                        .skip(1)
+                        .flat_map(|c| c.packages.iter().filter_map(|p| p.name.map(|n| n.value))),
+                ),
+            )
+        })
+    }
+
+    fn context_versions(&self, ctx: &Ctx<'a>, package: &str) -> &[&'a str] {
+        self.context_versions
+            .get_or_init(|| {
+                let mut m: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+                for b in ctx.catalogs.iter().skip(1).flat_map(|c| c.bundles.iter()) {
+                    if let Some(v) = b.version() {
+                        m.entry(b.package()).or_default().push(v.value);
+                    }
+                }
+                m
+            })
+            .get(package)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    fn gvks(&self, ctx: &Ctx<'a>, group: &str, kind: &str) -> &[(&'a str, &'a str, usize)] {
+        self.gvks
+            .get_or_init(|| {
+                let mut m: GvkIndex<'a> = HashMap::new();
+                for (bi, f) in ctx.resolution.facts.iter().enumerate() {
+                    for (g, v, k) in &f.gvks {
+                        m.entry(g.as_str())
+                            .or_default()
+                            .entry(k.as_str().to_ascii_lowercase())
+                            .or_default()
+                            .push((k.as_str(), v.as_str(), bi));
+                    }
+                }
+                m
+            })
+            .get(group)
+            .and_then(|kinds| kinds.get(&kind.to_ascii_lowercase()))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
 /// What exists close to a package or GVK requirement.
-fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
-    let r = ctx.resolution;
+fn near_misses<'a>(ctx: &Ctx<'a>, lookups: &Lookups<'a>, pred: &Pred) -> Vec<String> {
     let mut out = Vec::new();
     match pred {
         Pred::Package { name, range } => {
             // Every catalog the dependency may come from: the own one through its index, the
-            // context ones (rarely consulted: only for a failing dependency) by a scan.
+            // context ones through a table built on first use.
             let mut versions: Vec<&str> = ctx
                 .index
                 .bundles_by_package
@@ -565,14 +637,8 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
                 .into_iter()
                 .flatten()
                 .filter_map(|&i| ctx.catalog.bundles.get(i))
-                .chain(
-                    ctx.catalogs
-                        .iter()
-                        .skip(1)
-                        .flat_map(|c| c.bundles.iter())
-                        .filter(|b| b.package() == name.as_str()),
-                )
                 .filter_map(|x| x.version().map(|v| v.value))
+                .chain(lookups.context_versions(ctx, name).iter().copied())
                 .collect();
             // Semver order (blang precedence), unparsable ones first; the highest are shown.
             versions.sort_by(|a, b| {
@@ -589,16 +655,7 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
             });
             versions.dedup();
             if versions.is_empty() {
-                let known: Vec<&str> =
-                    ctx.index
-                        .packages
-                        .keys()
-                        .copied()
-                        .chain(ctx.catalogs.iter().skip(1).flat_map(|c| {
-                            c.packages.iter().filter_map(|p| p.name.map(|n| n.value))
-                        }))
-                        .collect();
-                match crate::suggest::closest(name, known) {
+                match lookups.packages(ctx).closest(name) {
                     Some(s) => out.push(format!(
                         "there is no package {name:?} (did you mean {s:?}?)"
                     )),
@@ -638,12 +695,10 @@ fn near_misses(ctx: &Ctx<'_>, pred: &Pred) -> Vec<String> {
             kind,
         } => {
             let mut similar: Vec<String> = Vec::new();
-            for (bi, f) in r.facts.iter().enumerate() {
-                for (g, v, k) in &f.gvks {
-                    if g == group && k.eq_ignore_ascii_case(kind) && (v != version || k != kind) {
-                        if let Some(x) = ctx.bundle(bi) {
-                            similar.push(format!("{k} {v} is provided by {}", x.name()));
-                        }
+            for &(k, v, bi) in lookups.gvks(ctx, group, kind) {
+                if v != version.as_str() || k != kind.as_str() {
+                    if let Some(x) = ctx.bundle(bi) {
+                        similar.push(format!("{k} {v} is provided by {}", x.name()));
                     }
                 }
             }

@@ -461,14 +461,80 @@ fn gvk_key(g: &str, v: &str, k: &str) -> CompactString {
     key
 }
 
+/// The loaded packages and APIs a missing dependency may be a typo of, indexed on first use
+/// (most runs have no dependency missing everywhere): comparing every missing name with every
+/// loaded one was quadratic.
+struct Nearby<'m, 'a> {
+    by_package: &'m HashMap<&'a str, Vec<EntryId>>,
+    by_gvk: &'m HashMap<&'a str, Vec<EntryId>>,
+    packages: OnceLock<crate::suggest::Names<'a>>,
+    apis: OnceLock<Apis<'a>>,
+}
+
+/// ASCII-lower-cased kind → the groups providing it; group → its kinds.
+type Apis<'a> = (
+    HashMap<String, crate::suggest::Names<'a>>,
+    HashMap<&'a str, crate::suggest::Names<'a>>,
+);
+
+impl<'m, 'a> Nearby<'m, 'a> {
+    fn new(
+        by_package: &'m HashMap<&'a str, Vec<EntryId>>,
+        by_gvk: &'m HashMap<&'a str, Vec<EntryId>>,
+    ) -> Self {
+        Nearby {
+            by_package,
+            by_gvk,
+            packages: OnceLock::new(),
+            apis: OnceLock::new(),
+        }
+    }
+
+    /// Whether a loaded package name is a likely typo of `name`'s (see [`crate::suggest`]).
+    fn package_close_to(&self, name: &str) -> bool {
+        self.packages
+            .get_or_init(|| crate::suggest::Names::new(self.by_package.keys().copied()))
+            .closest(name)
+            .is_some()
+    }
+
+    /// Whether a loaded API has kind `k` (any case) in a group within two edits of `g`, or
+    /// group `g` and a kind within two edits of `k`.
+    fn api_close_to(&self, g: &str, k: &str) -> bool {
+        let (groups_of_kind, kinds_of_group) = self.apis.get_or_init(|| {
+            let mut groups: HashMap<String, Vec<&'a str>> = HashMap::new();
+            let mut kinds: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+            for &key in self.by_gvk.keys() {
+                let mut parts = key.splitn(3, '/');
+                let (kg, kk) = (parts.next().unwrap_or(""), parts.nth(1).unwrap_or(""));
+                groups.entry(kk.to_ascii_lowercase()).or_default().push(kg);
+                kinds.entry(kg).or_default().push(kk);
+            }
+            (
+                groups
+                    .into_iter()
+                    .map(|(k, v)| (k, crate::suggest::Names::new(v)))
+                    .collect(),
+                kinds
+                    .into_iter()
+                    .map(|(g, v)| (g, crate::suggest::Names::new(v)))
+                    .collect(),
+            )
+        });
+        groups_of_kind
+            .get(&k.to_ascii_lowercase())
+            .is_some_and(|n| n.any_within(g, 2))
+            || kinds_of_group.get(g).is_some_and(|n| n.any_within(k, 2))
+    }
+}
+
 /// Whether nothing any loaded catalog has could satisfy `pred` (a package released from
 /// catalog templates that are not loaded counts as not loaded), and no loaded name is close
 /// enough to be a typo of what it names (a package within a few edits, or an API whose kind
 /// is loaded under the same or a similar group, at any version).
 fn absent(
     pred: &Pred,
-    by_package: &HashMap<&str, Vec<EntryId>>,
-    by_gvk: &HashMap<&str, Vec<EntryId>>,
+    nearby: &Nearby<'_, '_>,
     elsewhere: &std::collections::HashSet<&str>,
 ) -> bool {
     // A constraint no bundle can meet (OLM502) is not met elsewhere either.
@@ -479,8 +545,8 @@ fn absent(
         return pkgs.iter().all(|n| {
             elsewhere.contains(&**n)
                 || !n.is_empty()
-                    && !by_package.contains_key(n)
-                    && crate::suggest::closest(n, by_package.keys().copied()).is_none()
+                    && !nearby.by_package.contains_key(n)
+                    && !nearby.package_close_to(n)
         });
     }
     if let Some(gvks) = pred.required_gvks() {
@@ -488,16 +554,8 @@ fn absent(
             // A malformed API (empty version or kind) is OLM601's, not another catalog's.
             !v.is_empty()
                 && !k.is_empty()
-                && !by_gvk.contains_key(gvk_key(g, v, k).as_str())
-                && !by_gvk.keys().any(|key| {
-                    let mut parts = key.splitn(3, '/');
-                    let (kg, kk) = (parts.next().unwrap_or(""), parts.nth(1).unwrap_or(""));
-                    let same_kind = kk.eq_ignore_ascii_case(k);
-                    let close_kind = crate::suggest::distance(kk, k) <= 2;
-                    let same_group = kg == *g;
-                    let close_group = crate::suggest::distance(kg, g) <= 2;
-                    (same_kind && close_group) || (same_group && close_kind)
-                })
+                && !nearby.by_gvk.contains_key(gvk_key(g, v, k).as_str())
+                && !nearby.api_close_to(g, k)
         });
     }
     false
@@ -885,6 +943,7 @@ pub fn build(
     for i in 0..cel_table.rules.len() {
         cel_table.outcomes(i, &runtime);
     }
+    let nearby = Nearby::new(&by_package, &by_gvk);
     // 4. Candidates of each distinct value, in OLM's preference order (in parallel).
     let shared: Vec<std::sync::Arc<DepInfo>> = decoded
         .into_par_iter()
@@ -944,9 +1003,7 @@ pub fn build(
                     (foreign, order.get(*e as usize))
                 };
                 good.sort_by(|a, b| key(a).cmp(&key(b)));
-                dep.absent = good.is_empty()
-                    && bad.is_empty()
-                    && absent(pred, &by_package, &by_gvk, &elsewhere);
+                dep.absent = good.is_empty() && bad.is_empty() && absent(pred, &nearby, &elsewhere);
                 dep.candidates = good.into();
                 dep.ineligible = bad;
             }
