@@ -5,8 +5,9 @@
 use crate::diag::{Diagnostic, Severity};
 use crate::load::tree::{Node, Value};
 use crate::load::{parse_bytes, Limits, LoadedFile, Role};
-use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::HashMap;
+
+mod globs;
 use std::path::{Path, PathBuf};
 
 pub const FILE_NAMES: [&str; 2] = [".olmlint.yaml", ".olmlint.yml"];
@@ -23,10 +24,10 @@ pub struct Config {
     /// Rules switched on at their own severities (off-by-default rules, `--enable`, `RULE: true`).
     enabled: std::collections::HashSet<&'static str>,
     options: HashMap<&'static str, serde_json::Map<String, serde_json::Value>>,
-    ignore: Option<GlobSet>,
+    ignore: Option<globs::Globs>,
     package_ignores: HashMap<String, Vec<&'static str>>,
-    /// `suppress:` entries, in file order.
-    suppressions: Vec<Suppression>,
+    /// `suppress:` entries, in file order, indexed for matching.
+    suppressions: globs::Table,
     pub limits: Limits,
     pub cel_eval_budget: u64,
     pub sat_conflicts: u64,
@@ -44,18 +45,6 @@ pub struct Config {
     pub closed_world: bool,
     /// The target cluster file of OLM720 (`cluster-properties:`, relative to the config).
     pub cluster_properties: Option<PathBuf>,
-}
-
-/// One `suppress:` entry: a finding accepted with a reason (JSON catalogs have no comments).
-#[derive(Debug)]
-struct Suppression {
-    rule: &'static str,
-    file: globset::GlobMatcher,
-    pointer: Option<String>,
-    package: Option<String>,
-    bundle: Option<String>,
-    /// The entry in the configuration file (for OLM010 when it matches nothing).
-    span: crate::load::tree::Span,
 }
 
 impl Config {
@@ -289,23 +278,22 @@ impl Config {
                 self.options.insert(rule.id, m);
             }
         }
-        let mut gb = GlobSetBuilder::new();
-        let mut any = false;
+        let mut ignore = Vec::new();
         for g in root.get("ignore").and_then(Node::as_seq).unwrap_or(&[]) {
             let Some(pat) = g.as_str() else { continue };
-            match Glob::new(pat) {
-                Ok(glob) => {
-                    gb.add(glob);
-                    any = true;
-                }
+            match globs::compile(pat) {
+                Ok(glob) => ignore.push(glob),
                 Err(err) => diags.push(
-                    Diagnostic::new("OLM011", format!("invalid ignore glob `{pat}`: {err}"))
-                        .at(usize::MAX, g.span),
+                    Diagnostic::new(
+                        "OLM011",
+                        format!("invalid ignore glob `{}`: {err}", globs::quoted(pat)),
+                    )
+                    .at(usize::MAX, g.span),
                 ),
             }
         }
-        if any {
-            self.ignore = gb.build().ok();
+        if !ignore.is_empty() {
+            self.ignore = Some(globs::Globs::new(&ignore));
         }
         for entry in root.get("suppress").and_then(Node::as_seq).unwrap_or(&[]) {
             let text = |k: &str| entry.get(k).and_then(Node::as_str).map(str::to_string);
@@ -322,29 +310,32 @@ impl Config {
             let Some(pattern) = text("file") else {
                 continue;
             };
-            let file = match Glob::new(&pattern) {
-                Ok(g) => g.compile_matcher(),
+            let glob = match globs::compile(&pattern) {
+                Ok(g) => g,
                 Err(err) => {
                     let at = entry.get("file").map_or(entry.span, |n| n.span);
                     diags.push(
                         Diagnostic::new(
                             "OLM011",
-                            format!("invalid suppress file glob `{pattern}`: {err}"),
+                            format!(
+                                "invalid suppress file glob `{}`: {err}",
+                                globs::quoted(&pattern)
+                            ),
                         )
                         .at(usize::MAX, at),
                     );
                     continue;
                 }
             };
-            self.suppressions.push(Suppression {
-                rule,
-                file,
+            let names = globs::Names {
                 pointer: text("pointer"),
                 package: text("package"),
                 bundle: text("bundle"),
-                span: entry.span,
-            });
+            };
+            self.suppressions
+                .add(rule, &pattern, glob, names, entry.span);
         }
+        self.suppressions.seal();
         for e in root.get("packages").and_then(Node::as_map).unwrap_or(&[]) {
             let mut ids = Vec::new();
             for r in e.value.get("ignore").and_then(Node::as_seq).unwrap_or(&[]) {
@@ -479,36 +470,39 @@ impl Config {
             return diags;
         }
         let mut paths = RelPaths::new(&self.base, files);
-        let mut used = vec![false; self.suppressions.len()];
+        let (hits, unchecked) = self.suppressions.hits(
+            &diags,
+            |file, set, out| paths.each(file, |p| set.matches_into(p, out)),
+            || self.expired(),
+        );
+        let mut used = vec![false; self.suppressions.entries.len()];
         let mut kept: Vec<Diagnostic> = diags
             .into_iter()
-            .filter(|d| {
-                let Some(loc) = d.location else { return true };
-                let hit = self.suppressions.iter().position(|s| {
-                    s.rule == d.rule
-                        && paths.matches(loc.file, |p| s.file.is_match(p))
-                        && s.pointer
-                            .as_deref()
-                            .is_none_or(|p| d.pointer.as_deref() == Some(p))
-                        && s.package
-                            .as_deref()
-                            .is_none_or(|p| d.package.as_deref() == Some(p))
-                        && s.bundle
-                            .as_deref()
-                            .is_none_or(|b| d.bundle.as_deref() == Some(b))
-                });
-                match hit {
-                    Some(i) => {
-                        if let Some(u) = used.get_mut(i) {
-                            *u = true;
-                        }
-                        false
+            .zip(hits)
+            .filter_map(|(d, hit)| match hit {
+                Some(i) => {
+                    if let Some(u) = used.get_mut(i) {
+                        *u = true;
                     }
-                    None => true,
+                    None
                 }
+                None => Some(d),
             })
             .collect();
-        for (s, used) in self.suppressions.iter().zip(used) {
+        if unchecked > 0 {
+            // Entries left unmatched may well match the findings not looked at: not reported.
+            let mut d = Diagnostic::new(
+                "OLM012",
+                format!("lint did not finish within the {} s timeout: `suppress:` entries were not matched against {unchecked} findings, which are reported", self.timeout.unwrap_or(0.0)),
+            )
+            .help("Raise `--timeout` (or `limits.timeout`), or lint fewer catalogs per run.");
+            if let Some(i) = config_file {
+                d = d.at(i, crate::load::tree::Span::new(0, 0));
+            }
+            kept.push(d);
+            return kept;
+        }
+        for (s, used) in self.suppressions.entries.iter().zip(used) {
             if used {
                 continue;
             }
@@ -581,6 +575,20 @@ impl<'f> RelPaths<'f> {
             files,
             cache: HashMap::new(),
         }
+    }
+
+    /// Calls `f` with file `fi` relative to the base, and as displayed.
+    fn each(&mut self, fi: usize, mut f: impl FnMut(&Path)) {
+        let Some(file) = self.files.get(fi) else {
+            return;
+        };
+        let base = &self.base;
+        let rel = self.cache.entry(fi).or_insert_with(|| {
+            crate::io::relative_to(base, &file.source.path)
+                .unwrap_or_else(|| file.source.path.clone())
+        });
+        f(rel);
+        f(Path::new(&file.source.display));
     }
 
     /// Whether `is_match` holds for file `fi` relative to the base, or as displayed.
