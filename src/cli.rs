@@ -498,6 +498,7 @@ fn lint(args: LintArgs) -> i32 {
             .collect(),
         disable: args.disable.clone(),
         only_files: Vec::new(),
+        deleted: Vec::new(),
         context: args.context.clone(),
         timeout: args.timeout,
         baseline: args.baseline.clone(),
@@ -527,64 +528,10 @@ fn lint(args: LintArgs) -> i32 {
     if args.only_files {
         opts.only_files = args.paths.clone();
     }
-    if let Some(git_ref) = &args.changed_since {
-        match crate::git::changed_files(git_ref) {
-            Ok(files) if files.is_empty() => {
-                if !args.quiet {
-                    eprintln!("olmlint: no catalog files changed since {git_ref}");
-                }
-                return 0;
-            }
-            Ok(files) => {
-                opts.only_files = crate::git::catalog_files_under(files, &args.paths);
-                if opts.only_files.is_empty() {
-                    if !args.quiet {
-                        eprintln!("olmlint: no catalog files changed since {git_ref}");
-                    }
-                    return 0;
-                }
-            }
-            Err(e) => {
-                eprintln!("olmlint: --changed-since {git_ref}: {e}");
-                return 2;
-            }
-        }
-    }
-    if !opts.only_files.is_empty() {
-        opts.only_files.retain(|f| f.is_file());
-        if opts.only_files.is_empty() {
-            return 0;
-        }
-    }
-    // With --changed-since, each catalog as it was at REF, materialised once: the baseline
-    // of the upgrade checks (OLM701–704) when there is one catalog, and what `--only-new`
-    // compares with.
-    let snapshots: Vec<(PathBuf, Result<Option<crate::git::Snapshot>, String>)> =
-        match &args.changed_since {
-            Some(git_ref) if args.only_new || opts.baseline.is_none() => {
-                let roots = crate::load::walk::changed_file_roots(&opts.only_files, &opts.paths);
-                if args.only_new || roots.len() == 1 {
-                    roots
-                        .into_iter()
-                        .map(|r| {
-                            let snap = crate::git::snapshot(git_ref, &r);
-                            (r, snap)
-                        })
-                        .collect()
-                } else {
-                    Vec::new()
-                }
-            }
-            _ => Vec::new(),
-        };
-    if let (Some(git_ref), None, [(_, snap)]) =
-        (&args.changed_since, &opts.baseline, snapshots.as_slice())
-    {
-        match snap {
-            Ok(snap) => opts.baseline = snap.as_ref().map(|s| s.root.clone()),
-            Err(e) => eprintln!("olmlint: --changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}"),
-        }
-    }
+    let snapshots = match plan_change(&args, &mut opts, started) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     // The HTML report draws the upgrade graphs from the models the checks build.
     if report_format(args.format) == Format::Html {
         opts.graph = Some(crate::graph::Filter::default());
@@ -643,6 +590,18 @@ fn lint(args: LintArgs) -> i32 {
                 say(&e);
                 return 2;
             }
+        }
+        // Files of the catalogs at REF that were not read (over the file size limit).
+        let unread: Vec<Diagnostic> = snapshots
+            .iter()
+            .filter_map(|(_, s)| s.as_ref().ok().and_then(Option::as_ref))
+            .flat_map(|s| &s.problems)
+            .map(|p| Diagnostic::new("OLM001", p.clone()).help("The catalog as it was at the --changed-since ref is read with the same limits as the catalog itself; raise `limits.max-file-size` if a file is meant to be this large."))
+            .collect();
+        if !unread.is_empty() {
+            outcome.diags.extend(unread);
+            crate::report::sort(&mut outcome.diags, &outcome.files);
+            outcome.summary.recount(&outcome.diags);
         }
     }
     outcome.cap_for_report();
@@ -737,12 +696,171 @@ fn lint(args: LintArgs) -> i32 {
     i32::from(failed)
 }
 
+/// Change-scoped runs (`--only-files`, `--changed-since`), before the checks: the changed
+/// and deleted files (into `opts`), and the catalogs as they were at REF that the run needs
+/// (the upgrade checks' baseline of a single catalog, `--only-new`, the catalogs where files
+/// were deleted). `Err(code)`: the run ends here, its report written.
+fn plan_change(
+    args: &LintArgs,
+    opts: &mut crate::lint::Options,
+    started: std::time::Instant,
+) -> Result<Vec<AtRef>, i32> {
+    let Some(git_ref) = &args.changed_since else {
+        if args.only_files {
+            opts.only_files
+                .retain(|f| f.is_file() || crate::load::walk::leaves_repository(f));
+            if opts.only_files.is_empty() {
+                return Err(nothing_changed(args, ""));
+            }
+        }
+        return Ok(Vec::new());
+    };
+    // git has the run's deadline: a git that hangs (or a huge history) ends in an OLM012
+    // report like any phase that runs out of time.
+    let deadline = args
+        .timeout
+        .map(|t| started + std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9)));
+    let since = crate::git::Since::open(git_ref, deadline).map_err(|e| git_failed(args, e))?;
+    let changed = since.changed_files().map_err(|e| git_failed(args, e))?;
+    let deleted = since.deleted_files().map_err(|e| git_failed(args, e))?;
+    opts.only_files = crate::git::catalog_files_under(changed, &args.paths);
+    // `--fix` and `--diff` edit the changed files only.
+    if !args.fix && !args.diff {
+        opts.deleted = crate::git::catalog_files_under(deleted, &args.paths);
+    }
+    if opts.only_files.is_empty() && opts.deleted.is_empty() {
+        return Err(nothing_changed(args, &format!(" since {git_ref}")));
+    }
+    let roots = crate::lint::change_roots(opts);
+    let deletion_roots = crate::load::walk::changed_file_roots(&opts.deleted, &opts.paths);
+    let every = args.only_new || (opts.baseline.is_none() && roots.len() == 1);
+    let max_file_size = configured_file_limit(opts, &roots);
+    let mut snapshots = Vec::new();
+    for root in &roots {
+        if !every && !deletion_roots.contains(root) {
+            continue;
+        }
+        match since.snapshot(root, max_file_size) {
+            Err(e @ crate::git::Error::TimedOut(_)) => return Err(git_failed(args, e)),
+            snap => snapshots.push((root.clone(), snap.map_err(|e| e.to_string()))),
+        }
+    }
+    // The catalog at REF is the baseline of the upgrade checks (OLM701–704) when there is one.
+    if let (None, [root]) = (&opts.baseline, roots.as_slice()) {
+        match snapshots.iter().find(|(r, _)| r == root).map(|(_, s)| s) {
+            Some(Ok(snap)) => opts.baseline = snap.as_ref().map(|s| s.root.clone()),
+            Some(Err(e)) => say(&format!("--changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}")),
+            None => {}
+        }
+    }
+    Ok(snapshots)
+}
+
+/// `limits.max-file-size` of the configuration the run will use: what the catalogs at REF
+/// are read with too.
+fn configured_file_limit(opts: &crate::lint::Options, roots: &[PathBuf]) -> u64 {
+    let path = match (&opts.config, opts.no_config) {
+        (_, true) => None,
+        (Some(p), _) => Some(p.clone()),
+        (None, _) => roots
+            .first()
+            .and_then(|p| crate::config::Config::discover(p)),
+    };
+    path.and_then(|p| crate::config::Config::load(&p).ok())
+        .map_or(crate::load::Limits::default().max_file_size, |(c, _, _)| {
+            c.limits.max_file_size
+        })
+}
+
+/// git could not answer: a usage or I/O error (exit 2), or, when `--timeout` passed, an
+/// OLM012 report like any phase that runs out of time.
+fn git_failed(args: &LintArgs, e: crate::git::Error) -> i32 {
+    let git_ref = args.changed_since.as_deref().unwrap_or("");
+    match e {
+        crate::git::Error::TimedOut(what) => {
+            let secs = args.timeout.unwrap_or(0.0);
+            let finding = Diagnostic::new(
+                "OLM012",
+                format!("lint did not finish within the {secs} s timeout: it passed while {what} (git), before any check ran"),
+            )
+            .help("Nothing was checked, so this run proves nothing about the change. Raise `--timeout`; a repository whose history git cannot read quickly (a huge or partial clone) may need `git fetch` of the ref first.");
+            say(&format!(
+                "--changed-since {git_ref}: the timeout passed while {what}"
+            ));
+            early_report(args, vec![finding], None)
+        }
+        crate::git::Error::Failed(m) => {
+            say(&format!("--changed-since {git_ref}: {m}"));
+            2
+        }
+    }
+}
+
+/// No catalog file changed: an empty report in the requested format (a JSON or SARIF
+/// consumer always gets one), exit 0.
+fn nothing_changed(args: &LintArgs, since: &str) -> i32 {
+    if !args.quiet {
+        eprintln!(
+            "olmlint: no catalog files changed{}",
+            crate::report::terminal_safe(since, false)
+        );
+    }
+    early_report(
+        args,
+        Vec::new(),
+        Some(
+            "## olmlint\n\nNothing to lint: no catalog file among the given paths changed.\n"
+                .into(),
+        ),
+    )
+}
+
+/// A report decided before the checks ran, written where the report goes in the requested
+/// format; with `-f github`, `step_summary` (else the report's own) is appended to the job
+/// summary. Returns the exit code.
+fn early_report(args: &LintArgs, diags: Vec<Diagnostic>, step_summary: Option<String>) -> i32 {
+    let mut summary = crate::report::Summary::default();
+    summary.count(&diags);
+    let report = Report {
+        diags: &diags,
+        files: &[],
+        summary,
+        fail_on: args.fail_on.threshold(),
+        graphs: &[],
+    };
+    let format = report_format(args.format);
+    let text = report.render(format, false);
+    if let Some(path) = &args.output_file {
+        if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
+            eprintln!("olmlint: cannot write {}: {e}", path.display());
+            return 2;
+        }
+    } else {
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    }
+    if format == Format::Github {
+        if let Some(p) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
+            let md = step_summary.unwrap_or_else(|| github::step_summary(&report));
+            let res = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&p)
+                .and_then(|mut f| f.write_all(md.as_bytes()));
+            if let Err(e) = res {
+                eprintln!("olmlint: cannot append to GITHUB_STEP_SUMMARY: {e}");
+            }
+        }
+    }
+    let threshold = args.fail_on.threshold();
+    i32::from(threshold.is_some_and(|t| diags.iter().any(|d| d.severity >= t)))
+}
+
 /// The filter stage for findings known from elsewhere: `--write-baseline` (writes the file;
 /// the run ends with `Some(0)`), `--findings-baseline` and `--only-new`.
 fn known_findings(
     args: &LintArgs,
     opts: &crate::lint::Options,
-    snapshots: &[(PathBuf, Result<Option<crate::git::Snapshot>, String>)],
+    snapshots: &[AtRef],
     outcome: &mut crate::lint::Outcome,
 ) -> Result<Option<i32>, String> {
     use crate::findings::{self, Base};
@@ -785,11 +903,15 @@ fn known_findings(
         outcome.diags.extend(applied.stale);
         outcome.summary.baselined = applied.suppressed;
     }
+    let deletions = !opts.deleted.is_empty() && !args.only_new;
+    if let (true, Some(git_ref)) = (deletions, &args.changed_since) {
+        introduced_by_deletions(git_ref, opts, snapshots, outcome)?;
+    }
     if let (true, Some(git_ref)) = (args.only_new, &args.changed_since) {
-        let dropped = preexisting(git_ref, opts, snapshots, outcome)?;
+        let dropped = preexisting(git_ref, opts, snapshots, outcome, &|_| true)?;
         outcome.summary.preexisting = dropped;
     }
-    if args.findings_baseline.is_some() || args.only_new {
+    if args.findings_baseline.is_some() || args.only_new || deletions {
         // Stale baseline entries were appended; counts changed.
         crate::report::sort(&mut outcome.diags, &outcome.files);
         outcome.summary.recount(&outcome.diags);
@@ -797,14 +919,62 @@ fn known_findings(
     Ok(None)
 }
 
-/// `--only-new`: lints each catalog as it was at `git_ref` (`snapshots`, same configuration)
-/// and drops the current findings whose fingerprints occur there, catalog by catalog.
-/// Returns how many.
+/// A change that deleted files: the catalogs that held them were linted whole; of their
+/// findings outside the changed files' scope, those that also occur at `git_ref` were not
+/// the change's doing and are dropped. What is left is what the deletions broke (a channel
+/// entry or a dependency now dangling). A catalog that could not be read at `git_ref` keeps
+/// all its findings, with a note.
+fn introduced_by_deletions(
+    git_ref: &str,
+    opts: &crate::lint::Options,
+    snapshots: &[AtRef],
+    outcome: &mut crate::lint::Outcome,
+) -> Result<(), String> {
+    let in_changed =
+        crate::lint::in_changed_files(&outcome.diags, &outcome.files, &opts.only_files);
+    let (mut kept, mut others) = (Vec::new(), Vec::new());
+    for (d, changed) in std::mem::take(&mut outcome.diags)
+        .into_iter()
+        .zip(in_changed)
+    {
+        if changed {
+            kept.push(d);
+        } else {
+            others.push(d);
+        }
+    }
+    let mut compared = Vec::new();
+    for (root, snap) in snapshots {
+        match snap {
+            Ok(_) => compared.push(root.clone()),
+            Err(e) => outcome.notes.push(format!(
+                "{}: cannot read it as it was at {git_ref} ({e}), so the findings of this catalog where files were deleted are all reported, old ones too",
+                crate::load::display_path(root)
+            )),
+        }
+    }
+    outcome.diags = others;
+    preexisting(git_ref, opts, snapshots, outcome, &|r| {
+        compared.iter().any(|c| c == r)
+    })?;
+    kept.append(&mut outcome.diags);
+    outcome.diags = kept;
+    Ok(())
+}
+
+/// A catalog as it was at the `--changed-since` ref (`None`: it did not exist there), or why
+/// it could not be read.
+type AtRef = (PathBuf, Result<Option<crate::git::Snapshot>, String>);
+
+/// `--only-new`: lints each catalog (of those `compare` accepts) as it was at `git_ref`
+/// (`snapshots`, same configuration) and drops the current findings whose fingerprints occur
+/// there, catalog by catalog. Returns how many.
 fn preexisting(
     git_ref: &str,
     opts: &crate::lint::Options,
-    snapshots: &[(PathBuf, Result<Option<crate::git::Snapshot>, String>)],
+    snapshots: &[AtRef],
     outcome: &mut crate::lint::Outcome,
+    compare: &dyn Fn(&std::path::Path) -> bool,
 ) -> Result<usize, String> {
     use crate::findings::{self, Base};
     let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Roots(&outcome.roots));
@@ -813,6 +983,9 @@ fn preexisting(
     let mut snaps = Vec::new();
     let mut scope_of = Vec::new();
     for (scope, root) in outcome.roots.iter().enumerate() {
+        if !compare(root) {
+            continue;
+        }
         let snap = match snapshots.iter().find(|(r, _)| r == root) {
             Some((_, Ok(snap))) => snap.as_ref(),
             Some((_, Err(e))) => {
@@ -840,6 +1013,7 @@ fn preexisting(
             config: outcome.config_path.clone(),
             no_config: outcome.config_path.is_none(),
             only_files: Vec::new(),
+            deleted: Vec::new(),
             baseline: None,
             exiting: false,
             ..opts.clone()

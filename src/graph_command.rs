@@ -123,13 +123,26 @@ fn relabel(mut old: Vec<PackageGraph>, was: &Path, now: &[PathBuf]) -> Vec<Packa
 /// against its snapshot.
 fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
     let compared_with = Some(format!("changed since {git_ref}"));
-    let changed = crate::git::changed_files(git_ref)
+    let failed = |e: crate::git::Error| format!("--changed-since {git_ref}: {e}");
+    let since = crate::git::Since::open(git_ref, None).map_err(failed)?;
+    let changed = since
+        .changed_files()
         .map(|f| crate::git::catalog_files_under(f, &req.paths))
-        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?;
+        .map_err(failed)?;
     // A deleted file (a package's catalog removed) changes its catalog's graph too.
-    let deleted = crate::git::deleted_files(git_ref)
+    let deleted = since
+        .deleted_files()
         .map(|f| crate::git::catalog_files_under(f, &req.paths))
-        .map_err(|e| format!("--changed-since {git_ref}: {e}"))?;
+        .map_err(failed)?;
+    for link in changed
+        .iter()
+        .filter(|f| crate::load::walk::leaves_repository(f))
+    {
+        eprintln!(
+            "olmlint: warning: {}: symbolic link (or a directory on its path) to a target outside the repository; not read",
+            crate::report::terminal_safe(&crate::load::display_path(link), false)
+        );
+    }
     let all: Vec<PathBuf> = changed.iter().chain(&deleted).cloned().collect();
     let mut roots: Vec<PathBuf> = crate::load::walk::changed_file_roots(&all, &req.paths)
         .into_iter()
@@ -147,8 +160,15 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
             );
             continue;
         }
-        let snapshot = crate::git::snapshot(git_ref, &root)
-            .map_err(|e| format!("--changed-since {git_ref}: {e}"))?;
+        let snapshot = since
+            .snapshot(&root, crate::load::Limits::default().max_file_size)
+            .map_err(failed)?;
+        for problem in snapshot.iter().flat_map(|s| &s.problems) {
+            eprintln!(
+                "olmlint: warning: {}",
+                crate::report::terminal_safe(problem, false)
+            );
+        }
         let mut opts = options(req, vec![root.clone()]);
         // Findings scoped to the changed files (none when the change only deleted files: then
         // the whole catalog's).

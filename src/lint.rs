@@ -20,6 +20,10 @@ pub struct Options {
     /// PR-scoped linting: load the whole catalogs holding these files, but report only
     /// findings located in them or about bundles they define.
     pub only_files: Vec<PathBuf>,
+    /// Files deleted since `--changed-since REF`: the catalogs that held them are linted
+    /// whole, since what a deletion breaks (a channel entry, a dependency) can be anywhere in
+    /// them; the caller keeps of those findings the ones that are new since REF.
+    pub deleted: Vec<PathBuf>,
     /// Catalogs dependencies may be satisfied from (`--context`): loaded and used as
     /// candidates, never linted. Earlier ones are preferred (higher priority).
     pub context: Vec<PathBuf>,
@@ -114,21 +118,61 @@ fn plan_paths(paths: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<PathBuf> {
     paths
 }
 
+/// Whether the run is change-scoped: `--only-files`, or `--changed-since` (which may have
+/// only deleted files).
+fn change_scoped(opts: &Options) -> bool {
+    !opts.only_files.is_empty() || !opts.deleted.is_empty()
+}
+
+/// The catalogs a change-scoped run lints: those holding a changed or deleted file (a
+/// catalog deleted whole is not among them).
+pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
+    let files: Vec<PathBuf> = opts
+        .only_files
+        .iter()
+        .chain(&opts.deleted)
+        .cloned()
+        .collect();
+    let mut roots = load::walk::changed_file_roots(&files, &opts.paths);
+    roots.retain(|r| r.is_dir());
+    roots
+}
+
+/// The changed files whose real path leaves the repository (a link a pull request
+/// committed): one OLM001 each, naming the link, never reading its target.
+fn links_out_of_the_repository(only_files: &[PathBuf]) -> Vec<Diagnostic> {
+    only_files
+        .iter()
+        .filter(|f| load::walk::leaves_repository(f))
+        .map(|f| {
+            Diagnostic::new(
+                "OLM001",
+                format!(
+                    "{}: symbolic link (or a directory on its path) to a target outside the repository; not read",
+                    load::display_path(f)
+                ),
+            )
+            .help("A changed file is linted where it is: commit the file instead of a link to it. olmlint never reads outside the repository what a pull request's links point to.")
+        })
+        .collect()
+}
+
 pub fn run(opts: &Options) -> Result<Outcome, String> {
     let only: HashSet<PathBuf> = opts
         .only_files
         .iter()
+        .filter(|f| !load::walk::leaves_repository(f))
         .filter_map(|f| std::fs::canonicalize(f).ok())
         .collect();
-    let paths = if !opts.only_files.is_empty() {
-        load::walk::changed_file_roots(&opts.only_files, &opts.paths)
+    let paths = if change_scoped(opts) {
+        change_roots(opts)
     } else if opts.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         opts.paths.clone()
     };
     let mut notes = Vec::new();
-    let paths = if opts.only_files.is_empty() {
+    let paths = if !change_scoped(opts) {
         plan_paths(paths, &mut notes)
     } else {
         paths
@@ -488,10 +532,16 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         bundles: counts[2],
         ..Default::default()
     };
-    let mut diags = if opts.only_files.is_empty() {
+    let mut diags = if change_scoped(opts) {
+        let deleted = load::walk::changed_file_roots(&opts.deleted, &opts.paths);
+        let whole: HashSet<usize> = (0..paths.len())
+            .filter(|&s| paths.get(s).is_some_and(|p| deleted.contains(p)))
+            .collect();
+        let mut diags = scope_to_files(diags, &files, &only, &whole);
+        diags.extend(links_out_of_the_repository(&opts.only_files));
         diags
     } else {
-        scope_to_files(diags, &files, &only)
+        diags
     };
     crate::report::sort(&mut diags, &files);
     summary.count(&diags);
@@ -773,12 +823,43 @@ fn drop_embedded_fixes(
     diags
 }
 
-/// Keep findings located in the given files, or about bundles defined in them.
+/// For each finding, whether it is in scope of the changed files `only_files` (as
+/// [`Options::only_files`] scopes a run).
+pub fn in_changed_files(
+    diags: &[Diagnostic],
+    files: &[LoadedFile],
+    only_files: &[PathBuf],
+) -> Vec<bool> {
+    let only: HashSet<PathBuf> = only_files
+        .iter()
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .collect();
+    scope_mask(diags, files, &only, &HashSet::new())
+}
+
+/// The findings in scope of the changed files `only` (located in one, or about a bundle one
+/// defines), and every finding of the catalogs (scopes) in `whole`.
 fn scope_to_files(
     diags: Vec<Diagnostic>,
     files: &[LoadedFile],
     only: &HashSet<PathBuf>,
+    whole: &HashSet<usize>,
 ) -> Vec<Diagnostic> {
+    let keep = scope_mask(&diags, files, only, whole);
+    diags
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(d, k)| k.then_some(d))
+        .collect()
+}
+
+/// [`scope_to_files`]: which findings it keeps.
+fn scope_mask(
+    diags: &[Diagnostic],
+    files: &[LoadedFile],
+    only: &HashSet<PathBuf>,
+    whole: &HashSet<usize>,
+) -> Vec<bool> {
     let in_only = |fi: usize| {
         files
             .get(fi)
@@ -786,6 +867,11 @@ fn scope_to_files(
             .is_some_and(|p| only.contains(&p))
     };
     let file_ok: Vec<bool> = (0..files.len()).map(in_only).collect();
+    let in_whole = |d: &Diagnostic| {
+        d.location
+            .and_then(|l| files.get(l.file))
+            .is_some_and(|f| whole.contains(&f.scope))
+    };
     // Bundles defined in the given files, by (package, name): every finding at a bundle's
     // `name` carries both.
     let bundles: HashSet<(Option<String>, String)> = diags
@@ -797,10 +883,11 @@ fn scope_to_files(
         .filter_map(|d| Some((d.package.clone(), d.bundle.clone()?)))
         .collect();
     diags
-        .into_iter()
-        .filter(|d| {
-            d.location
-                .is_some_and(|l| file_ok.get(l.file).copied().unwrap_or(false))
+        .iter()
+        .map(|d| {
+            in_whole(d)
+                || d.location
+                    .is_some_and(|l| file_ok.get(l.file).copied().unwrap_or(false))
                 || d.bundle
                     .as_ref()
                     .is_some_and(|b| bundles.contains(&(d.package.clone(), b.clone())))

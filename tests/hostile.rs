@@ -691,3 +691,419 @@ fn template_names_that_are_paths_are_not_looked_up() {
         "{mapping:#?}"
     );
 }
+
+
+// #43: the pull-request mode (`--changed-since`, `--only-files`) and the git it runs.
+
+/// A git repository at `tmp/repo` holding `files`, committed.
+fn committed_repo(tmp: &Path, files: &[(&str, &str)]) -> PathBuf {
+    let repo = tmp.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    common::git(&repo, &["init", "-q"], None);
+    common::write_files(&repo, files);
+    commit(&repo);
+    repo
+}
+
+/// Commits everything in `repo`.
+fn commit(repo: &Path) {
+    common::git(repo, &["add", "-A"], None);
+    common::git(
+        repo,
+        &["commit", "-q", "--allow-empty", "-m", "change"],
+        None,
+    );
+}
+
+/// `olmlint lint --no-config -f json` with `args`, run in `repo`.
+fn lint_in(repo: &Path, args: &[&str]) -> std::process::Output {
+    common::olmlint(
+        Some(repo),
+        [&["lint", "--no-config", "-f", "json"][..], args].concat(),
+    )
+}
+
+/// The catalog of package foo with bundles `versions` (each in its own file under
+/// `bundles/`) listed in its channel `stable` as a replaces chain.
+fn foo_catalog(versions: &[&str]) -> Vec<(String, String)> {
+    let mut channel = String::from(
+        "schema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n",
+    );
+    let mut files = Vec::new();
+    for (i, v) in versions.iter().enumerate() {
+        channel.push_str(&format!("  - name: foo.v{v}\n"));
+        if i > 0 {
+            channel.push_str(&format!("    replaces: foo.v{}\n", versions[i - 1]));
+        }
+        files.push((
+            format!("catalog/foo/bundles/{v}.yaml"),
+            format!("schema: olm.bundle\npackage: foo\nname: foo.v{v}\nimage: quay.io/x/foo:{v}\nproperties:\n  - type: olm.package\n    value: {{packageName: foo, version: {v}}}\n"),
+        ));
+    }
+    files.push(("catalog/foo/package.yaml".into(), channel));
+    files
+}
+
+fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect()
+}
+
+#[test]
+fn changed_files_that_link_out_of_the_repository_are_reported_not_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(
+        outside.join("secret.yaml"),
+        "schema: olm.package\nname: s3cr3t-token\n",
+    )
+    .unwrap();
+    let repo = committed_repo(tmp.path(), &[("catalog/package.yaml", CATALOG)]);
+    // Committed links: a changed file, and a directory on a changed file's path.
+    std::os::unix::fs::symlink(outside.join("secret.yaml"), repo.join("catalog/link.yaml"))
+        .unwrap();
+    std::os::unix::fs::symlink(&outside, repo.join("catalog/dir")).unwrap();
+    commit(&repo);
+    for args in [
+        &["--changed-since", "HEAD~1"][..],
+        &["--only-files", "catalog/link.yaml"],
+        &["--only-files", "catalog/dir/secret.yaml"],
+    ] {
+        let out = lint_in(&repo, args);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!text.contains("s3cr3t"), "{args:?}: {text}");
+        assert!(
+            !text.contains(outside.to_str().unwrap()),
+            "{args:?}: {text}"
+        );
+        let d = common::diagnostics(&out);
+        assert!(
+            d.iter().any(|x| x["rule"] == "OLM001"
+                && common::message(x).contains("outside the repository; not read")
+                && common::message(x).starts_with("catalog/")),
+            "{args:?}: {d:#?}"
+        );
+    }
+}
+
+#[test]
+fn a_change_that_only_deletes_files_reports_what_the_deletion_breaks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = foo_catalog(&["1.0.0", "2.0.0"]);
+    // Another package of the catalog depends on foo 2; a third has an old mistake.
+    files.push((
+        "catalog/baz/catalog.yaml".into(),
+        "schema: olm.package\nname: baz\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: baz\nname: stable\nentries:\n  - name: baz.v1.0.0\n---\nschema: olm.bundle\npackage: baz\nname: baz.v1.0.0\nimage: quay.io/x/baz:v1\nproperties:\n  - type: olm.package\n    value: {packageName: baz, version: 1.0.0}\n  - type: olm.package.required\n    value: {packageName: foo, versionRange: '>=2.0.0'}\n".into(),
+    ));
+    files.push((
+        "catalog/bar/catalog.yaml".into(),
+        "schema: olm.package\nname: bar\ndefaultChannel: stable\n".into(),
+    ));
+    let repo = committed_repo(tmp.path(), &as_refs(&files));
+    // Nothing changed: still a JSON report.
+    let out = lint_in(&repo, &["--changed-since", "HEAD"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(common::diagnostics(&out).is_empty());
+    // Deleted: foo 2.0.0's bundle file, which the channel lists and baz requires.
+    std::fs::remove_file(repo.join("catalog/foo/bundles/2.0.0.yaml")).unwrap();
+    let out = lint_in(&repo, &["--changed-since", "HEAD"]);
+    let d = common::diagnostics(&out);
+    let found: Vec<(&str, &str)> = d
+        .iter()
+        .map(|x| {
+            (
+                x["rule"].as_str().unwrap(),
+                x["file"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(
+        found.contains(&("OLM104", "catalog/foo/package.yaml")),
+        "{d:#?}"
+    );
+    assert!(
+        found.iter().any(|(_, f)| *f == "catalog/baz/catalog.yaml"),
+        "{d:#?}"
+    );
+    // bar's mistake was there before: not the change's doing.
+    assert!(found.iter().all(|(_, f)| !f.contains("bar")), "{d:#?}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+/// Peak RSS (KiB) of the process `cmd` starts, with its output.
+#[cfg(target_os = "linux")]
+fn peak_rss(cmd: &mut std::process::Command) -> (u64, std::process::Output) {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    let out = std::thread::spawn(move || {
+        use std::io::Read;
+        let mut child = child;
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        child.stdout.take().unwrap().read_to_end(&mut o).unwrap();
+        child.stderr.take().unwrap().read_to_end(&mut e).unwrap();
+        (o, e, child)
+    });
+    let (stdout, stderr, _child) = out.join().unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid);
+    let status =
+        <std::process::ExitStatus as std::os::unix::process::ExitStatusExt>::from_raw(status);
+    (
+        usage.ru_maxrss as u64,
+        std::process::Output {
+            status,
+            stdout,
+            stderr,
+        },
+    )
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_catalog_at_the_ref_is_read_with_the_loaders_limits() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 100 MB of comments: under 200 KB in git, over the 64 MiB file size limit. Written in
+    // pieces: a child's peak RSS starts from this process's peak at fork.
+    let tmp_repo = tmp.path().join("repo");
+    std::fs::create_dir_all(tmp_repo.join("catalog")).unwrap();
+    let line = "# filler line of a file that git compresses well\n";
+    let piece = line.repeat(20_000);
+    let mut file = std::fs::File::create(tmp_repo.join("catalog/big.yaml")).unwrap();
+    for _ in 0..100 {
+        std::io::Write::write_all(&mut file, piece.as_bytes()).unwrap();
+    }
+    drop(file);
+    let size = piece.len() * 100;
+    let repo = committed_repo(tmp.path(), &[("catalog/package.yaml", CATALOG)]);
+    std::fs::remove_file(repo.join("catalog/big.yaml")).unwrap();
+    std::fs::write(
+        repo.join("catalog/package.yaml"),
+        CATALOG.replace("stable", "fast"),
+    )
+    .unwrap();
+    let (rss_kib, out) = peak_rss(
+        std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args([
+                "lint",
+                "--no-config",
+                "-f",
+                "json",
+                "--changed-since",
+                "HEAD",
+            ])
+            .current_dir(&repo),
+    );
+    let d = common::diagnostics(&out);
+    assert!(
+        d.iter().any(|x| x["rule"] == "OLM001"
+            && common::message(x).starts_with(&format!(
+                "catalog/big.yaml at HEAD: {size} bytes, over the 67108864-byte file size limit"
+            ))),
+        "{d:#?}"
+    );
+    // Streamed, and the large blob never read: far below its size.
+    assert!(rss_kib < 60_000, "peak RSS {rss_kib} KiB");
+    // The total is bounded too (here 16 × a 1000-byte limit).
+    let cfg = tmp.path().join("limits.yaml");
+    std::fs::write(&cfg, "limits:\n  max-file-size: 1000\n").unwrap();
+    let many: Vec<(String, String)> = (0..20)
+        .map(|i| {
+            (
+                format!("catalog/f{i}.yaml"),
+                format!("# {}\n", "x".repeat(900 + i)),
+            )
+        })
+        .collect();
+    common::write_files(&repo, &as_refs(&many));
+    commit(&repo);
+    std::fs::write(repo.join("catalog/package.yaml"), CATALOG).unwrap();
+    let out = common::olmlint(
+        Some(&repo),
+        [
+            "lint",
+            "-c",
+            cfg.to_str().unwrap(),
+            "--changed-since",
+            "HEAD",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("over the 16000-byte bound of a snapshot"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_option_like_ref_never_reaches_git_as_an_option() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = committed_repo(tmp.path(), &[("catalog/package.yaml", CATALOG)]);
+    for args in [
+        &["--changed-since=--output=written.txt"][..],
+        &["--changed-since=-p"],
+    ] {
+        let out = lint_in(&repo, args);
+        assert!(!repo.join("written.txt").exists(), "{args:?}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("names no commit"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // `graph` verifies it the same way.
+    let out = common::olmlint(
+        Some(&repo),
+        [
+            "graph",
+            "--changed-since=--output=written.txt",
+            "--no-config",
+        ],
+    );
+    assert!(!repo.join("written.txt").exists());
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_bare_repository_committed_in_the_catalog_is_never_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = tmp.path().join("fsmonitor-ran");
+    // catalog/v4.18 is a catalog and, to git, a bare repository whose config runs a program.
+    let config = format!(
+        "[core]\n\tbare = false\n\tfsmonitor = \"touch {}\"\n",
+        marker.display()
+    );
+    let mut files = vec![
+        ("catalog/v4.18/HEAD", "ref: refs/heads/main\n"),
+        ("catalog/v4.18/config", config.as_str()),
+        ("catalog/v4.18/objects/info/.keep", ""),
+        ("catalog/v4.18/refs/heads/.keep", ""),
+    ];
+    let old = foo_catalog(&["1.0.0", "1.1.0", "1.2.0"]);
+    let old: Vec<(String, String)> = old
+        .into_iter()
+        .map(|(p, t)| (p.replace("catalog/", "catalog/v4.18/"), t))
+        .collect();
+    files.extend(as_refs(&old));
+    let repo = committed_repo(tmp.path(), &files);
+    // foo.v1.2.0 removed: the upgrade check against the catalog at HEAD reports it.
+    std::fs::remove_file(repo.join("catalog/v4.18/foo/bundles/1.2.0.yaml")).unwrap();
+    let (_, channel) = &foo_catalog(&["1.0.0", "1.1.0"])[2];
+    std::fs::write(repo.join("catalog/v4.18/foo/package.yaml"), channel).unwrap();
+    for args in [
+        &["--changed-since", "HEAD"][..],
+        &["--changed-since", "HEAD", "catalog/v4.18"],
+    ] {
+        let out = lint_in(&repo, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!marker.exists(), "{args:?}");
+        assert!(
+            !stderr.contains("cannot read the catalog"),
+            "{args:?}: {stderr}"
+        );
+        let d = common::diagnostics(&out);
+        assert!(
+            d.iter().any(|x| x["rule"] == "OLM704"),
+            "{args:?}: {d:#?}\n{stderr}"
+        );
+    }
+    let out = common::olmlint(
+        Some(&repo),
+        [
+            "graph",
+            "--no-config",
+            "--changed-since",
+            "HEAD",
+            "-f",
+            "json",
+        ],
+    );
+    assert!(!marker.exists());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The path of the real `git`.
+fn real_git() -> PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("git"))
+        .find(|p| p.is_file())
+        .unwrap()
+}
+
+#[test]
+fn the_timeout_holds_while_git_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = committed_repo(tmp.path(), &[("catalog/package.yaml", CATALOG)]);
+    std::fs::write(
+        repo.join("catalog/package.yaml"),
+        CATALOG.replace("stable", "fast"),
+    )
+    .unwrap();
+    // A git that hangs in one phase: listing the changes, or reading the catalog at REF.
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *\"$SLOW_GIT\"*) exec sleep 60 ;; esac\nexec '{}' \"$@\"\n",
+            real_git().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    for (slow, phase) in [
+        ("diff", "listing the files changed"),
+        ("cat-file", "as it was at HEAD"),
+    ] {
+        let started = std::time::Instant::now();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args([
+                "lint",
+                "--no-config",
+                "-f",
+                "json",
+                "--timeout",
+                "1",
+                "--changed-since",
+                "HEAD",
+            ])
+            .current_dir(&repo)
+            .env("PATH", &path)
+            .env("SLOW_GIT", slow)
+            .output()
+            .unwrap();
+        let elapsed = started.elapsed();
+        // Before the hard stop (10 s after the timeout), with a report of its own.
+        assert!(elapsed.as_secs_f64() < 8.0, "{slow}: {elapsed:?}");
+        assert_eq!(out.status.code(), Some(1), "{slow}");
+        let d = common::diagnostics(&out);
+        assert_eq!(d.len(), 1, "{slow}: {d:#?}");
+        assert_eq!(d[0]["rule"], "OLM012");
+        assert!(common::message(&d[0]).contains(phase), "{slow}: {d:#?}");
+    }
+}

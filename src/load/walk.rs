@@ -390,6 +390,8 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
 /// a file under a directory given on the command line belongs to that directory (or to its
 /// `vX.Y` version catalog when it is a directory of per-OpenShift catalogs); otherwise to
 /// [`catalog_root`].
+/// A changed file whose real path leaves its repository ([`leaves_repository`]) belongs to
+/// no catalog: it is never a root, nor read.
 pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
     let given: Vec<PathBuf> = given
         .iter()
@@ -398,6 +400,7 @@ pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> 
         .collect();
     let mut roots: Vec<PathBuf> = files
         .iter()
+        .filter(|f| !leaves_repository(f))
         .map(|f| {
             let abs = std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
             let under = given
@@ -415,6 +418,49 @@ pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> 
     roots.sort();
     roots.dedup();
     roots
+}
+
+/// Whether the real path of `path` is outside the directory `boundary` (canonical): the file
+/// or a directory on its path is a symbolic link that leaves it. A path that does not exist
+/// is resolved as far as it exists.
+pub fn leaves(path: &Path, boundary: &Path) -> bool {
+    let real = path.ancestors().find_map(|a| {
+        let rest = path.strip_prefix(a).ok()?;
+        std::fs::canonicalize(a).ok().map(|c| c.join(rest))
+    });
+    real.is_some_and(|r| !r.starts_with(boundary))
+}
+
+/// Whether a changed file (`--only-files`, `--changed-since`: names a pull request controls)
+/// leaves its repository through a symbolic link: then it is reported, never read, and its
+/// target's directory is never a catalog. The repository is the nearest enclosing directory
+/// holding `.git` that is reached through no link (a committed link to another checkout on
+/// the runner must not become the boundary); without one, the directory olmlint runs in when
+/// it holds the file as named, else the file's own directory.
+pub fn leaves_repository(file: &Path) -> bool {
+    let Some(cwd) = std::env::current_dir()
+        .ok()
+        .and_then(|c| std::fs::canonicalize(c).ok())
+    else {
+        return false;
+    };
+    // The repository is looked for along the path as named; the path is resolved as the
+    // system opens it (`link/..` is the link target's parent, not the link's).
+    let abs = crate::io::lexical(&cwd, file);
+    let repository = abs
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join(".git").exists() && std::fs::canonicalize(d).is_ok_and(|c| c == *d))
+        .map(Path::to_path_buf);
+    let boundary = repository.unwrap_or_else(|| {
+        if abs.starts_with(&cwd) {
+            cwd.clone()
+        } else {
+            let dir = abs.parent().unwrap_or(&abs);
+            std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
+        }
+    });
+    leaves(&cwd.join(file), &boundary)
 }
 
 /// The catalog a file belongs to when no directory was given, by the first rule that applies
@@ -529,4 +575,30 @@ fn holds_bundle(dir: &Path) -> bool {
                 .flatten()
                 .any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && is_bundle_dir(&e.path()))
         })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::leaves;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn paths_that_leave_through_a_link_are_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let (repo, outside) = (base.join("repo"), base.join("outside"));
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("f.yaml"), "").unwrap();
+        std::fs::write(repo.join("ok.yaml"), "").unwrap();
+        symlink(outside.join("f.yaml"), repo.join("l.yaml")).unwrap();
+        symlink(&outside, repo.join("d")).unwrap();
+        symlink("ok.yaml", repo.join("in.yaml")).unwrap();
+        for out in ["l.yaml", "d/f.yaml", "d/missing.yaml", "d/../x.yaml"] {
+            assert!(leaves(&repo.join(out), &repo), "{out}");
+        }
+        for inside in ["ok.yaml", "in.yaml", "missing/x.yaml"] {
+            assert!(!leaves(&repo.join(inside), &repo), "{inside}");
+        }
+    }
 }
