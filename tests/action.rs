@@ -433,6 +433,9 @@ fn nothing_to_lint_still_writes_outputs_and_sarif() {
         assert!(ok, "git {args:?}");
     }
     let sarif = tmp.path().join("empty.sarif");
+    // The runner's temporary directory is outside the checkout, as on GitHub (reports
+    // written there are not changed files of the repository).
+    let runner = tempfile::tempdir().unwrap();
     // In the new repository, not in this one (whose working tree may hold changes).
     let run = action_in(
         tmp.path(),
@@ -442,7 +445,7 @@ fn nothing_to_lint_still_writes_outputs_and_sarif() {
             ("INPUT_ARGS", "--changed-since HEAD"),
             ("INPUT_SARIF_FILE", sarif.to_str().unwrap()),
         ],
-        tmp.path(),
+        runner.path(),
     );
     assert_eq!(run.code, 0);
     assert_eq!(run.outputs["errors"], "0");
