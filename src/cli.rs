@@ -762,9 +762,10 @@ fn configured_file_limit(opts: &crate::lint::Options, roots: &[PathBuf]) -> u64 
     let path = match (&opts.config, opts.no_config) {
         (_, true) => None,
         (Some(p), _) => Some(p.clone()),
+        // A configuration that cannot be used fails the lint run itself with its reason.
         (None, _) => roots
             .first()
-            .and_then(|p| crate::config::Config::discover(p)),
+            .and_then(|p| crate::config::Config::discover(p).ok().flatten()),
     };
     path.and_then(|p| crate::config::Config::load(&p).ok())
         .map_or(crate::load::Limits::default().max_file_size, |(c, _, _)| {
