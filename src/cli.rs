@@ -1057,7 +1057,7 @@ fn graph(args: &GraphArgs) -> i32 {
     let drawn = match crate::graph_command::draw(&req) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("olmlint: {e}");
+            eprintln!("olmlint: {}", crate::report::terminal_safe(&e, false));
             return 2;
         }
     };

@@ -219,11 +219,13 @@ pub fn render(drawn: &Drawn, format: GraphFormat) -> String {
         GraphFormat::Mermaid => graph::mermaid(graphs),
         GraphFormat::Dot => graph::dot(graphs),
         GraphFormat::Svg => graph::svg(graphs),
-        GraphFormat::Json => serde_json::to_string_pretty(graphs).unwrap_or_default() + "\n",
+        GraphFormat::Json => crate::escape::json_text(
+            serde_json::to_string_pretty(graphs).unwrap_or_default() + "\n",
+        ),
         GraphFormat::Markdown => graph::markdown(
             graphs,
             drawn.compared_with.as_deref().unwrap_or("of the catalogs"),
-            graph::MAX_SUMMARY_BYTES,
+            crate::report::github::step_summary_room(),
         ),
     }
 }

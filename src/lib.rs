@@ -17,6 +17,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod diag;
+pub mod escape;
 pub mod findings;
 pub mod fix;
 pub mod generate;

@@ -1107,3 +1107,536 @@ fn the_timeout_holds_while_git_runs() {
         assert!(common::message(&d[0]).contains(phase), "{slow}: {d:#?}");
     }
 }
+
+
+// --- #43: what a pull request's names do to reviewer-facing output -------------------------
+
+/// A YAML double-quoted scalar holding `s` exactly (a JSON string is one), characters beyond
+/// ASCII as escapes (a YAML file may not hold U+FFFE or U+FFFF as they are).
+fn yq(s: &str) -> String {
+    serde_json::to_string(s)
+        .unwrap()
+        .chars()
+        .map(|c| match u32::from(c) {
+            n @ 0x80..=0xffff => format!("\\u{n:04x}"),
+            n @ 0x10000.. => format!("\\U{n:08x}"),
+            _ => c.to_string(),
+        })
+        .collect()
+}
+
+/// `dir/file`: package `pkg` whose channel `channel` lists bundle `bundle` (in the catalog) and
+/// `missing` replacing it (not in the catalog), so that findings quote the names.
+fn named_catalog(dir: &Path, file: &str, pkg: &str, channel: &str, bundle: &str, missing: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let (p, c, b, m) = (yq(pkg), yq(channel), yq(bundle), yq(missing));
+    std::fs::write(
+        dir.join(file),
+        format!(
+            "schema: olm.package\nname: {p}\ndefaultChannel: {c}\n---\nschema: olm.channel\npackage: {p}\nname: {c}\nentries:\n  - name: {b}\n  - name: {m}\n    replaces: {b}\n---\nschema: olm.bundle\npackage: {p}\nname: {b}\nimage: quay.io/x/y:v1\nproperties:\n  - type: olm.package\n    value: {{packageName: {p}, version: 1.0.0}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// `olmlint ARGS` with `GITHUB_STEP_SUMMARY` set to `summary` when given: exit code, stdout,
+/// stderr.
+fn run(args: &[&str], summary: Option<&Path>) -> (i32, String, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"));
+    cmd.args(args).env_remove("GITHUB_STEP_SUMMARY");
+    if let Some(s) = summary {
+        cmd.env("GITHUB_STEP_SUMMARY", s);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every report olmlint prints for `dir` (each `lint` format and each `graph` format, to
+/// stdout), with the step summary `-f github` writes: (what, stdout + stderr).
+fn every_output(dir: &Path) -> Vec<(String, String)> {
+    let tmp = tempfile::tempdir().unwrap();
+    let summary = tmp.path().join("summary.md");
+    let d = dir.to_str().unwrap();
+    let mut all = Vec::new();
+    for f in [
+        "human", "concise", "json", "sarif", "github", "junit", "html",
+    ] {
+        let (code, out, err) = run(
+            &["lint", "--no-config", "--color", "never", "-f", f, d],
+            Some(&summary),
+        );
+        assert_eq!(code, 1, "lint -f {f}: {err}");
+        all.push((format!("lint -f {f}"), out + &err));
+    }
+    for f in ["mermaid", "dot", "svg", "json", "markdown"] {
+        let (code, out, err) = run(&["graph", "--no-config", "-f", f, d], None);
+        assert_eq!(code, 0, "graph -f {f}: {err}");
+        all.push((format!("graph -f {f}"), out + &err));
+    }
+    all.push((
+        "step summary".into(),
+        std::fs::read_to_string(&summary).unwrap(),
+    ));
+    all
+}
+
+/// A line with its CommonMark code spans removed (a backtick string opens one, the next
+/// backtick string of the same length closes it; an unmatched one is literal).
+fn outside_code_spans(line: &str) -> String {
+    let b = line.as_bytes();
+    let run_at = |i: usize| b[i..].iter().take_while(|&&c| c == b'`').count();
+    let (mut out, mut i) = (String::new(), 0);
+    while i < b.len() {
+        if b[i] != b'`' {
+            let next = line[i..].find('`').map_or(b.len(), |k| i + k);
+            out.push_str(&line[i..next]);
+            i = next;
+            continue;
+        }
+        let n = run_at(i);
+        let mut j = i + n;
+        let close = loop {
+            match line[j..].find('`') {
+                None => break None,
+                Some(k) => {
+                    let m = run_at(j + k);
+                    if m == n {
+                        break Some(j + k + m);
+                    }
+                    j += k + m;
+                }
+            }
+        };
+        match close {
+            Some(end) => i = end,
+            None => {
+                out.push_str(&line[i..i + n]);
+                i += n;
+            }
+        }
+    }
+    out
+}
+
+/// `markdown` rendered by cmark-gfm (GitHub's Markdown implementation, Debian's `cmark-gfm`
+/// package, installed with apt-get when missing) with GitHub's extensions, raw HTML kept (GitHub
+/// keeps what its sanitizer allows, `<code>` included).
+fn cmark_gfm(markdown: &str) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let installed = || {
+        Command::new("cmark-gfm")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !installed() {
+        let apt = |args: &[&str]| {
+            Command::new("apt-get")
+                .args(args)
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let _ = apt(&["install", "-y", "--no-install-recommends", "cmark-gfm"])
+            || (apt(&["update"])
+                && apt(&["install", "-y", "--no-install-recommends", "cmark-gfm"]));
+        assert!(
+            installed(),
+            "this test renders Markdown with cmark-gfm: run `apt-get install cmark-gfm` (Debian/Ubuntu) as root"
+        );
+    }
+    let mut child = Command::new("cmark-gfm")
+        .args([
+            "--unsafe",
+            "-e",
+            "table",
+            "-e",
+            "autolink",
+            "-e",
+            "strikethrough",
+            "-e",
+            "tagfilter",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(markdown.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What a job summary renders to has no link but the rules' pages, no image and no element
+/// from a name.
+fn assert_rendered_inert(markdown: &str) {
+    let html = cmark_gfm(markdown);
+    for (i, _) in html.match_indices("<a ") {
+        assert!(
+            html[i..]
+                .starts_with("<a href=\"https://github.com/olmlint/olmlint/blob/main/rules/OLM"),
+            "a link from the catalog: {}",
+            &html[i..(i + 120).min(html.len())]
+        );
+    }
+    for bad in ["<img", "<b>", "<strong>", "<em>", "<del>"] {
+        assert!(!html.contains(bad), "{bad} rendered:\n{html}");
+    }
+}
+
+/// Markdown text with its numeric character references (`&#91;`) decoded: what it shows.
+fn decode_refs(text: &str) -> String {
+    let refs = regex::Regex::new(r"&#(\d+);").unwrap();
+    refs.replace_all(text, |c: &regex::Captures<'_>| {
+        char::from_u32(c[1].parse().unwrap()).unwrap().to_string()
+    })
+    .into_owned()
+}
+
+/// A GFM table row's cells (split on pipes that are not backslash-escaped).
+fn cells(row: &str) -> Vec<String> {
+    let (mut cells, mut cur, mut escaped) = (Vec::new(), String::new(), false);
+    for c in row.trim().trim_start_matches('|').chars() {
+        if c == '|' && !escaped {
+            cells.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+        escaped = c == '\\' && !escaped;
+    }
+    cells
+}
+
+/// #43: a bundle, channel or package name holding a Mermaid directive (`%%{init: … themeCSS
+/// …}%%` restyles the whole diagram, e.g. hides the error bundles), a `click` callback, an
+/// HTML label, a class (`:::`) or an entity code is drawn as text: every label is one quoted
+/// string of the diagram with no `%`, quote, markup or backtick left, every id is generated,
+/// and the labels decode back to the catalog's names.
+#[test]
+fn mermaid_labels_are_text_and_ids_are_generated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    let pkg = "p\";click c0n0 href \"https://e.example\"";
+    let channel = "c %%{init: {\"themeCSS\": \".error{display:none}\"}}%%";
+    let bundle = "b %%{init: {'theme':'dark','themeCSS':'g.node{display:none}'}}%%\nclick c0n0 call alert(1)\n<img src=x onerror=alert(1)> #lt;i#gt; &lt;i&gt; A:::error \u{fb02}\u{b0}lt\u{b6}\u{df} `x`";
+    named_catalog(&cat, "c.yaml", pkg, channel, bundle, "m%%{init:{}}%%");
+    let (code, text, err) = run(
+        &[
+            "graph",
+            "--no-config",
+            "-f",
+            "mermaid",
+            cat.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !text.contains('%'),
+        "a directive or comment reached the diagram:\n{text}"
+    );
+    let label = r#""([^"%<>`&\n]|<br/>)*""#;
+    let line = regex::Regex::new(&format!(
+        r"^(flowchart LR|  classDef \w+ [^\x22%]*|  subgraph c\d+\[{label}\]|    c\d+n\d+\[{label}\]|    class c\d+n\d+ \w+|    c\d+n\d+ (-->|-\.->|==>)(\|[a-zA-Z]+( ×\d+)?\|)? c\d+n\d+|  end|  linkStyle \d+ [^\x22%]*)$"
+    ))
+    .unwrap();
+    for l in text.lines() {
+        assert!(line.is_match(l), "not a line olmlint writes: {l:?}\n{text}");
+    }
+    // What Mermaid draws: the entity codes decoded.
+    let code = regex::Regex::new(r"#(\d+|quot|lt|gt);").unwrap();
+    let drawn = code.replace_all(&text, |c: &regex::Captures<'_>| match &c[1] {
+        "quot" => "\"".to_string(),
+        "lt" => "<".to_string(),
+        "gt" => ">".to_string(),
+        n => char::from_u32(n.parse().unwrap()).unwrap().to_string(),
+    });
+    for name in [pkg, channel, &bundle.replace('\n', " ")] {
+        assert!(
+            drawn.contains(name),
+            "{name:?} is not drawn as text:\n{drawn}"
+        );
+    }
+}
+
+/// #43: a double backtick in a package, channel or file name does not end its code span in
+/// the job summary's graph section, and the `-f github` step summary table keeps every
+/// catalog string in its cell: the location a code span (a backtick or pipe in the file name
+/// included), the message text with no raw HTML, link or image.
+#[test]
+fn markdown_keeps_catalog_text_in_its_code_span_or_cell() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    let beacon = "``![b](https://e.example/b.png)``";
+    named_catalog(
+        &cat,
+        "f`|![f](x.png)|`` x.yaml",
+        &format!("p{beacon}"),
+        "c``[phish](https://e.example/login)``",
+        "b<img src=https://e.example/h.png>",
+        "m<b>**bold**</b>|[x](https://e.example)",
+    );
+    let (code, md, err) = run(
+        &[
+            "graph",
+            "--no-config",
+            "-f",
+            "markdown",
+            cat.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, 0, "{err}");
+    let prose: String = md
+        .split("```mermaid")
+        .enumerate()
+        .map(|(i, part)| {
+            if i == 0 {
+                part
+            } else {
+                part.split_once("```\n").map_or("", |p| p.1)
+            }
+        })
+        .flat_map(|part| part.lines().map(outside_code_spans))
+        .collect::<Vec<_>>()
+        .join("\n");
+    for bad in ["![", "](", "<img", "https://"] {
+        assert!(!prose.contains(bad), "{bad} outside a code span:\n{md}");
+    }
+    // Not even inside code or the diagram: nothing a reader could take for a link or image.
+    for bad in ["![", "](", "<img", "<b>"] {
+        assert!(!md.contains(bad), "{bad} in the graph section:\n{md}");
+    }
+    assert!(
+        decode_refs(&md).contains(&format!("p{beacon}")),
+        "the name is shown: {md}"
+    );
+    let summary = tmp.path().join("summary.md");
+    let (code, _, err) = run(
+        &["lint", "--no-config", "-f", "github", cat.to_str().unwrap()],
+        Some(&summary),
+    );
+    assert_eq!(code, 1, "{err}");
+    let table = std::fs::read_to_string(&summary).unwrap();
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| {
+            l.starts_with("| error") || l.starts_with("| warning") || l.starts_with("| info")
+        })
+        .collect();
+    assert!(rows.len() >= 2, "{table}");
+    let mut quoted = 0;
+    for row in rows {
+        let c = cells(row);
+        assert_eq!(c.len(), 4, "a cell was split or merged: {row}");
+        let loc = c[2].trim();
+        if !loc.is_empty() {
+            let inner = loc
+                .strip_prefix("<code>")
+                .and_then(|l| l.strip_suffix("</code>"))
+                .unwrap_or_else(|| panic!("location: {row}"));
+            assert!(!inner.contains(['`', '<', '[', '!']), "location: {row}");
+            assert!(
+                decode_refs(inner).contains("f`|![f](x.png)|`` x.yaml:"),
+                "the file name is shown: {row}"
+            );
+        }
+        for bad in ['<', '>', '[', ']', '!', '`', '*', '_'] {
+            assert!(!c[3].contains(bad), "raw {bad:?} in the message: {row}");
+        }
+        let shown = decode_refs(&c[3]);
+        quoted += usize::from(
+            shown.contains("b<img src=https://e.example/h.png>")
+                || shown.contains("m<b>**bold**</b>|[x]"),
+        );
+    }
+    assert!(quoted > 0, "the names are quoted, escaped: {table}");
+    // As GitHub renders them, the table and the graph section after it.
+    assert_rendered_inert(&(table + &md));
+}
+
+/// #43: the runner's legacy `##[command]` syntax, which it honours anywhere in a line of a
+/// step's output (`##[set-output name=x;]v`, `##[error]`, `##[group]`), never appears in
+/// anything olmlint prints, whatever the format; the JSON report still holds the names as
+/// they are.
+#[test]
+fn legacy_workflow_commands_never_reach_a_log() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    let pkg = "p##[set-output name=approved;]true";
+    named_catalog(
+        &cat,
+        "c.yaml",
+        pkg,
+        "##[group]c",
+        "b##[error]fake",
+        "m##[add-mask]x",
+    );
+    for (what, text) in every_output(&cat) {
+        assert!(!text.contains("##["), "{what}: {text}");
+    }
+    let (_, json, _) = run(
+        &["lint", "--no-config", "-f", "json", cat.to_str().unwrap()],
+        None,
+    );
+    let report: Value = serde_json::from_str(&json).unwrap();
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["package"] == pkg),
+        "{json}"
+    );
+}
+
+/// The characters of a text that XML 1.0 does not allow.
+fn not_xml(text: &str) -> Vec<char> {
+    text.chars()
+        .filter(|&c| {
+            !(matches!(c, '\t' | '\n' | '\r')
+                || (' '..='\u{d7ff}').contains(&c)
+                || ('\u{e000}'..='\u{fffd}').contains(&c)
+                || c >= '\u{10000}')
+        })
+        .collect()
+}
+
+/// #43: bidirectional controls (Trojan Source: text displayed in another order than it is
+/// read) are shown as `\u{202e}` escapes in every format; JSON keeps them as data (`\u202e`
+/// escapes, decoded by any reader); U+FFFE/U+FFFF, not XML characters, never reach the SVG
+/// drawings, the HTML report or JUnit.
+#[test]
+fn bidi_controls_and_non_characters_are_shown_not_sent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    let pkg = "p\u{202e}lanigiro\u{202c}";
+    let bundle = "b\u{2066}x\u{2069}\u{200f}\u{61c}\u{ffff}\u{fffe}";
+    named_catalog(&cat, "c.yaml", pkg, "c\u{202d}", bundle, "m\u{2067}");
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}');
+    for (what, text) in every_output(&cat) {
+        let found: Vec<char> = text.chars().filter(|&c| bidi(c)).collect();
+        assert!(found.is_empty(), "{what}: {found:?} in {text}");
+        if ["graph -f svg", "lint -f html", "lint -f junit"].contains(&what.as_str()) {
+            assert_eq!(not_xml(&text), Vec::<char>::new(), "{what}: {text}");
+        }
+    }
+    assert!(
+        run(
+            &[
+                "lint",
+                "--no-config",
+                "-f",
+                "human",
+                "--color",
+                "never",
+                cat.to_str().unwrap()
+            ],
+            None
+        )
+        .1
+        .contains("p\\u{202e}lanigiro\\u{202c}"),
+        "shown as escapes"
+    );
+    let (_, json, _) = run(
+        &["graph", "--no-config", "-f", "json", cat.to_str().unwrap()],
+        None,
+    );
+    let graphs: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(graphs[0]["name"], pkg);
+    assert_eq!(graphs[0]["channels"][0]["nodes"][0]["name"], bundle);
+}
+
+/// #43: the findings table (`lint -f github`) and the graph section (`graph -f markdown`, which
+/// the Action appends after it) share one budget under GitHub's 1 MiB: the second measures
+/// what the summary already holds. Before, each had 900 kB of its own.
+#[test]
+fn the_job_summary_fits_one_budget_with_the_graphs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("catalog")).unwrap();
+    std::fs::write(repo.join("catalog/base.yaml"), CATALOG).unwrap();
+    common::git(&repo, &["init", "-q"], None);
+    common::git(&repo, &["add", "-A"], None);
+    common::git(&repo, &["commit", "-qm", "base"], None);
+    // 150 new packages with long names: findings quoting them take 840 kB of the table, and
+    // their diagrams (each drawn: well under Mermaid's limits) 990 kB.
+    for i in 0..150 {
+        let long = "x".repeat(1500);
+        named_catalog(
+            &repo.join("catalog"),
+            &format!("p{i}.yaml"),
+            &format!("p{i}{long}"),
+            "stable",
+            &format!("b{i}{long}"),
+            &format!("m{i}{long}"),
+        );
+    }
+    let summary = tmp.path().join("summary.md");
+    let graphs = tmp.path().join("graphs.md");
+    let cwd = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(args)
+            .current_dir(&repo)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap()
+    };
+    let out = cwd(&[
+        "lint",
+        "--no-config",
+        "-q",
+        "-f",
+        "github",
+        "--changed-since",
+        "HEAD",
+        "catalog",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = cwd(&[
+        "graph",
+        "--no-config",
+        "-f",
+        "markdown",
+        "--changed-since",
+        "HEAD",
+        "-o",
+        graphs.to_str().unwrap(),
+        "catalog",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = std::fs::read_to_string(&summary).unwrap();
+    let section = std::fs::read_to_string(&graphs).unwrap();
+    assert!(section.starts_with("## Upgrade graphs"), "{section}");
+    assert!(
+        section.contains("more package(s) changed"),
+        "the section was cut to fit"
+    );
+    let total = table.len() + section.len();
+    assert!(
+        total <= 1_000_000,
+        "{} + {} bytes",
+        table.len(),
+        section.len()
+    );
+}

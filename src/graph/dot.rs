@@ -3,14 +3,16 @@
 use super::{full_title, many_catalogs, node_lines, worst, Change, EdgeKind, PackageGraph};
 use std::fmt::Write as _;
 
-/// A DOT string literal.
+/// A DOT string literal (catalog text: controls and bidi controls shown as `\u{..}`, the
+/// runner's `##[` broken by a zero-width space, as in a terminal).
 fn q(t: &str) -> String {
+    let t = crate::escape::visible(&t.replace('\r', ""));
+    let t = crate::escape::break_legacy_commands(t, crate::escape::ZWSP_BRACKET);
     format!(
         "\"{}\"",
         t.replace('\\', "\\\\")
             .replace('"', "\\\"")
             .replace('\n', "\\n")
-            .replace('\r', "")
     )
 }
 

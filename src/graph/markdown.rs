@@ -1,13 +1,12 @@
 //! The pull request's job summary: for each package whose upgrade graph changed, the
 //! difference as a Mermaid block (GitHub renders Mermaid in Markdown), under a legend without
-//! links, within GitHub's size limits.
+//! links, within GitHub's size limits (the step summary's budget is shared with the findings
+//! table: [`crate::report::github::step_summary_room`]). Catalog text is escaped for where it
+//! lands: names are code spans ([`crate::escape::md_code`]), diagram labels Mermaid strings.
 
 use super::{mermaid, Change, PackageGraph};
+use crate::escape::{md_code as code, md_text};
 use std::fmt::Write as _;
-
-/// GitHub refuses a step summary above 1 MiB; the graphs stop short of it so that the lint
-/// report written beside them still fits.
-pub const MAX_SUMMARY_BYTES: usize = 900 * 1024;
 /// Mermaid's `maxTextSize` on GitHub: a larger diagram shows an error instead of a picture.
 const MAX_DIAGRAM_CHARS: usize = 50_000;
 /// Mermaid's `maxEdges`: a diagram must have fewer (mermaid-cli 11 refuses "500 edges found,
@@ -38,14 +37,35 @@ the worst of them (red error, yellow warning, blue info) and names their rule ID
 (`olmlint explain RULE`); grey bundles are deprecated or dropped from the replaces chain; a \
 dashed grey bundle is not in the catalog. Long unchanged chains are folded into one node.";
 
-/// `heading`: what the graphs are the difference to (e.g. "since origin/main").
+/// Room kept for the closing "N more package(s)" line.
+const NOTE_ROOM: usize = 200;
+
+/// `heading`: what the graphs are the difference to (e.g. "since origin/main"). At most
+/// `max_bytes` bytes: nothing when not even the heading and legend fit.
 pub fn markdown(graphs: &[PackageGraph], heading: &str, max_bytes: usize) -> String {
-    let mut s = format!("## Upgrade graphs {heading}\n\n");
+    let mut s = format!("## Upgrade graphs {}\n\n", md_text(heading));
     if graphs.is_empty() {
         s.push_str("No channel's upgrade graph changed.\n");
-        return s;
+        return if s.len() <= max_bytes {
+            s
+        } else {
+            String::new()
+        };
     }
     let _ = writeln!(s, "{LEGEND}\n");
+    if s.len() + NOTE_ROOM > max_bytes {
+        // The summary is nearly full (the findings table before it): say so, if that fits.
+        let short = format!(
+            "## Upgrade graphs {}\n\n{} package(s) changed; the job summary is full (GitHub limits it to 1 MiB), so they are not drawn here: run `olmlint graph --format svg` on the catalog.\n",
+            md_text(heading),
+            graphs.len()
+        );
+        return if short.len() <= max_bytes {
+            short
+        } else {
+            String::new()
+        };
+    }
     let many_catalogs = super::many_catalogs(graphs);
     let mut left = 0usize;
     for (i, p) in graphs.iter().enumerate() {
@@ -75,7 +95,7 @@ pub fn markdown(graphs: &[PackageGraph], heading: &str, max_bytes: usize) -> Str
                 MAX_DIAGRAM_EDGES - 1
             );
         }
-        if s.len() + part.len() > max_bytes {
+        if s.len() + part.len() + NOTE_ROOM > max_bytes {
             left = graphs.len() - i;
             break;
         }
@@ -88,14 +108,6 @@ pub fn markdown(graphs: &[PackageGraph], heading: &str, max_bytes: usize) -> Str
         );
     }
     s
-}
-
-/// Inline code that survives any package name (backticks inside get a longer fence).
-fn code(t: &str) -> String {
-    let t = t.replace(['\n', '\r'], " ");
-    let fence = if t.contains('`') { "`` " } else { "`" };
-    let close = if t.contains('`') { " ``" } else { "`" };
-    format!("{fence}{t}{close}")
 }
 
 /// "2 bundles added, 1 removed, 1 entry re-pointed; 3 findings".

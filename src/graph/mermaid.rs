@@ -18,8 +18,21 @@ classDef removed fill:#fee,stroke:#a00,stroke-dasharray: 4 3\n  \
 classDef bundle fill:#fff\n  \
 classDef gone stroke-dasharray: 4 3\n";
 
-/// Text for a quoted Mermaid label: its entity codes for the characters that would end the
-/// label or be read as markup (catalog text is untrusted).
+/// Text for a quoted Mermaid label (catalog text is untrusted): Mermaid's entity codes
+/// (`#35;`, decoded to HTML entities when drawn) for every character that could end the
+/// label, be read as markup or reach Mermaid's text-level preprocessing, which runs before
+/// the diagram is parsed and ignores quotes:
+/// - `%` (`%%{init: …}%%` directives restyle the whole diagram, `%%` starts a comment);
+/// - `"` ends the label, `#` starts an entity code, `&` an HTML entity;
+/// - `<`, `>` (HTML labels), `` ` `` (Markdown strings; in a job summary, a fence);
+/// - `ﬂ` and `¶`: Mermaid's own placeholders for entity codes (`ﬂ°lt¶ß` would decode to
+///   `&lt;`).
+///
+/// `](` and `![` are written `]#40;` and `#33;[` (no Markdown link or image syntax in a job
+/// summary, even inside a diagram). Line breaks become spaces (a label is one line of the
+/// diagram: a `click` or `style`
+/// statement can only start a line); controls, bidi controls and U+FFFE/U+FFFF are shown as
+/// `\u{..}` escapes. Node ids are never catalog text (`c0n1`).
 pub(crate) fn label(t: &str) -> String {
     let mut s = String::with_capacity(t.len());
     for ch in t.chars() {
@@ -29,9 +42,18 @@ pub(crate) fn label(t: &str) -> String {
             '<' => s.push_str("#lt;"),
             '>' => s.push_str("#gt;"),
             '`' => s.push_str("#96;"),
+            '%' => s.push_str("#37;"),
+            '&' => s.push_str("#38;"),
+            '\u{fb02}' => s.push_str("#64258;"),
+            '\u{b6}' => s.push_str("#182;"),
             '\n' | '\r' => s.push(' '),
+            c if crate::escape::is_hidden(c) => crate::escape::push_visible(&mut s, c),
             c => s.push(c),
         }
+    }
+    // Nor Markdown link or image syntax, even inside the job summary's diagram.
+    if s.contains("](") || s.contains("![") {
+        s = s.replace("](", "]#40;").replace("![", "#33;[");
     }
     s
 }

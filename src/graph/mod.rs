@@ -19,7 +19,7 @@ mod svg;
 pub use collapse::collapse;
 pub use diff::diff;
 pub use dot::dot;
-pub use markdown::{markdown, mermaid_too_large, MAX_SUMMARY_BYTES};
+pub use markdown::{markdown, mermaid_too_large};
 pub use mermaid::mermaid;
 pub use svg::{escape_markup, page_defs, shorten, svg, svg_channel};
 

@@ -41,8 +41,10 @@ pub const STYLE: &str = "\
 .olm path.e-repointed{stroke:#d70;stroke-width:2.5}\
 .olm .count{font-size:10px;fill:#556}";
 
-/// Text for XML/HTML content or a quoted attribute: markup characters as entities, control
-/// characters (catalog text is untrusted) as visible `\u{..}` escapes.
+/// Text for XML/HTML content or a quoted attribute: markup characters as entities; control
+/// characters, bidi controls and U+FFFE/U+FFFF (not XML 1.0 characters) as visible `\u{..}`
+/// escapes ([`crate::escape::is_hidden`]: catalog text is untrusted); the `[` of the runner's
+/// legacy `##[` command prefix as `&#91;` (the page may be printed to a CI log).
 pub fn escape_markup(t: &str) -> String {
     let mut s = String::with_capacity(t.len());
     for ch in t.chars() {
@@ -52,13 +54,11 @@ pub fn escape_markup(t: &str) -> String {
             '>' => s.push_str("&gt;"),
             '"' => s.push_str("&quot;"),
             '\'' => s.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
-                let _ = write!(s, "\\u{{{:x}}}", c as u32);
-            }
+            c if crate::escape::is_hidden(c) => crate::escape::push_visible(&mut s, c),
             c => s.push(c),
         }
     }
-    s
+    crate::escape::break_legacy_commands(s, "&#91;")
 }
 
 use escape_markup as esc;

@@ -79,38 +79,67 @@ pub fn render(r: &Report<'_>) -> String {
     out
 }
 
-/// What olmlint appends to `$GITHUB_STEP_SUMMARY` stays under this many bytes: GitHub
-/// refuses a step summary over 1 MiB (1 048 576 bytes), and the Action's own lines need room.
-pub const STEP_SUMMARY_BUDGET: usize = 900_000;
+/// GitHub refuses a step summary over 1 MiB (1 048 576 bytes), and then shows none of it.
+/// Everything olmlint appends to one shares this budget: the findings table (`lint -f github`)
+/// and the graph section (`graph -f markdown`, which the Action appends after it), each given
+/// what the file does not already hold ([`step_summary_room`]); the Action's own lines keep
+/// the remaining 48 KiB.
+pub const STEP_SUMMARY_BUDGET: usize = 1_000_000;
 
-/// Markdown for `$GITHUB_STEP_SUMMARY`: a headline and a table of every finding (as many as
-/// fit in [`STEP_SUMMARY_BUDGET`]).
+/// What may still be appended to `$GITHUB_STEP_SUMMARY`: [`STEP_SUMMARY_BUDGET`] less the
+/// size of the file (the whole budget when the variable is not set).
+pub fn step_summary_room() -> usize {
+    let used = std::env::var_os("GITHUB_STEP_SUMMARY")
+        .filter(|p| !p.is_empty())
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map_or(0, |m| m.len());
+    STEP_SUMMARY_BUDGET.saturating_sub(usize::try_from(used).unwrap_or(usize::MAX))
+}
+
+/// Room kept for the closing "N more finding(s)" note.
+const NOTE_ROOM: usize = 200;
+/// Room the findings table leaves for what the Action appends after it: at least the graph
+/// section's heading, legend and note.
+const AFTER_ROOM: usize = 4096;
+
+/// Markdown for `$GITHUB_STEP_SUMMARY`, within what the file can still take
+/// ([`step_summary_room`]).
 pub fn step_summary(r: &Report<'_>) -> String {
+    step_summary_within(r, step_summary_room())
+}
+
+/// Markdown for `$GITHUB_STEP_SUMMARY`: a headline and a table of every finding, as many as
+/// fit in `room` bytes less [`AFTER_ROOM`] (nothing when not even the headline fits).
+/// Catalog text is escaped for where it lands: the location is code, the message text.
+pub fn step_summary_within(r: &Report<'_>, room: usize) -> String {
+    use crate::escape::{md_code, md_text};
+    let room = room.saturating_sub(AFTER_ROOM);
     let s = &r.summary;
     let mut out = format!(
         "## olmlint\n\n{} error(s), {} warning(s), {} info(s) in {} file(s), {} package(s), {} bundle(s){}.\n\n",
         s.errors, s.warnings, s.infos, s.files, s.packages, s.bundles, s.left_out()
     );
+    if out.len() + NOTE_ROOM > room {
+        return String::new();
+    }
     if r.diags.is_empty() {
         out.push_str("No findings.\n");
         return out;
     }
     out.push_str("| Severity | Rule | Location | Message |\n|---|---|---|---|\n");
-    let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     for (i, d) in r.diags.iter().enumerate() {
         let loc = resolve(r.files, d.location).map_or(String::new(), |l| {
-            format!("{}:{}:{}", l.file, l.line, l.column)
+            md_code(&format!("{}:{}:{}", l.file, l.line, l.column))
         });
         let line = format!(
-            "| {} | [{}]({}) {} | `{}` | {} |\n",
+            "| {} | [{}]({}) {} | {loc} | {} |\n",
             d.severity.as_str(),
             d.rule,
             crate::rules::get(d.rule).map_or(String::new(), |r| r.url()),
             d.rule_name(),
-            cell(&loc),
-            cell(&d.message)
+            md_text(&d.message)
         );
-        if out.len() + line.len() > STEP_SUMMARY_BUDGET {
+        if out.len() + line.len() + NOTE_ROOM > room {
             let _ = writeln!(
                 out,
                 "\n({} more finding(s) are not listed: GitHub limits a step summary to 1 MiB; the SARIF or JSON report has them all.)",

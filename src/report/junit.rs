@@ -8,17 +8,10 @@ use super::{resolve, Report};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// XML text or attribute value: the shared markup escape (XML 1.0's Char production holds:
+/// controls, bidi controls and U+FFFE/U+FFFF are shown as `\u{..}` escapes).
 fn xml(s: &str) -> String {
-    s.chars()
-        // XML 1.0's Char production: no C0 controls but tab and line breaks, no U+FFFE/U+FFFF.
-        .filter(|&c| {
-            (c == '\t' || c == '\n' || c == '\r' || c >= ' ') && c != '\u{fffe}' && c != '\u{ffff}'
-        })
-        .collect::<String>()
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    crate::graph::escape_markup(s)
 }
 
 pub fn render(r: &Report<'_>) -> String {

@@ -138,10 +138,12 @@ pub struct Report<'a> {
 
 /// Text for a terminal or a CI log, where catalog text (messages quote it, snippets show
 /// it, file names are chosen by a pull request) must not act: control characters other than
-/// tab and line feed (ESC sequences, BEL, NUL, C1) are shown as `\u{1b}`-style escapes, and a
-/// line that would start with `::` (a GitHub workflow command such as `::add-mask::` or
-/// `::stop-commands::` when olmlint runs directly in a workflow step) gets a zero-width space
-/// between the colons. `keep_ansi` keeps olmlint's own colour sequences (`ESC [ … m`).
+/// tab and line feed (ESC sequences, BEL, NUL, C1), bidi controls and U+2028/U+2029 are shown
+/// as `\u{1b}`-style escapes ([`crate::escape::is_hidden`]); a line that would start with `::`
+/// (a GitHub workflow command such as `::add-mask::` or `::stop-commands::` when olmlint runs
+/// directly in a workflow step) gets a zero-width space between the colons, and so does the
+/// runner's legacy `##[command]` prefix, which it accepts anywhere in a line (between `##` and
+/// `[`). `keep_ansi` keeps olmlint's own colour sequences (`ESC [ … m`).
 pub fn terminal_safe(s: &str, keep_ansi: bool) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -167,14 +169,13 @@ pub fn terminal_safe(s: &str, keep_ansi: bool) -> String {
             }
             continue;
         }
-        let control = (c.is_control() && c != '\n' && c != '\t')
-            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}');
-        if control {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        if crate::escape::is_hidden(c) {
+            crate::escape::push_visible(&mut out, c);
         } else {
             out.push(c);
         }
     }
+    let out = crate::escape::break_legacy_commands(out, crate::escape::ZWSP_BRACKET);
     if !out.contains("::") {
         return out;
     }
@@ -197,8 +198,8 @@ impl Report<'_> {
         match format {
             Format::Human => terminal_safe(&human::render(self, color), color),
             Format::Concise => terminal_safe(&human::render_concise(self), false),
-            Format::Json => json::render(self),
-            Format::Sarif => sarif::render(self),
+            Format::Json => crate::escape::json_text(json::render(self)),
+            Format::Sarif => crate::escape::json_text(sarif::render(self)),
             Format::Github => github::render(self),
             Format::Junit => junit::render(self),
             Format::Html => html::render(self),
@@ -230,6 +231,10 @@ mod tests {
         assert_eq!(
             terminal_safe("c1\u{85}\u{2028}", false),
             "c1\\u{85}\\u{2028}"
+        );
+        assert_eq!(
+            terminal_safe("x ##[set-output name=a;]b \u{202e}", false),
+            "x ##\u{200b}[set-output name=a;]b \\u{202e}"
         );
     }
 }

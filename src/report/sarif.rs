@@ -94,7 +94,8 @@ pub fn render(r: &Report<'_>) -> String {
             let mut result = json!({
                 "ruleId": d.rule,
                 "level": level(d.severity),
-                "message": {"text": text},
+                // Shown to reviewers by code scanning: display text (bidi controls visible).
+                "message": {"text": crate::escape::visible(&text)},
             });
             if let Some(i) = rule_index {
                 set(&mut result, "ruleIndex", json!(i));
