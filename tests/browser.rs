@@ -256,3 +256,174 @@ fn the_svg_drawings_render() {
         }
     }
 }
+
+/// #43: a malformed escape in the URL fragment (`%E0%A4%A`: `decodeURIComponent` throws) drops
+/// that one filter; the script still runs and applies the others.
+#[test]
+fn a_malformed_fragment_still_filters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let report = tmp.path().join("report.html");
+    olmlint(&[
+        "lint",
+        "fixtures/graphs/after",
+        "--no-config",
+        "-f",
+        "html",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    let dom = browse(
+        &tmp.path().join("profile-dom"),
+        &["--dump-dom".to_string()],
+        &url(&report, "#text=%E0%A4%A&severity=info&package=app&rule=%"),
+    );
+    assert!(dom.contains("data-ready=\"true\""), "the script ran: {dom}");
+    assert!(dom.contains("1 of 6 findings shown"), "{dom}");
+}
+
+/// The version of the `mermaid` npm package the Mermaid test draws with (GitHub draws Mermaid
+/// 11 diagrams).
+const MERMAID: &str = "mermaid@11.12.1";
+
+/// `mermaid.min.js` (the package's self-contained browser build), installed with npm into
+/// `target/mermaid` once; npm comes from Debian's `npm` package when missing. Fails, saying
+/// why, when it cannot be installed.
+fn mermaid_js() -> &'static Path {
+    static JS: OnceLock<PathBuf> = OnceLock::new();
+    JS.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mermaid");
+        let js = dir.join("node_modules/mermaid/dist/mermaid.min.js");
+        let stamp = dir.join("installed");
+        if js.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|s| s == MERMAID) {
+            return js;
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        if on_path("npm").is_none() {
+            eprintln!("npm not found: installing Debian's npm package");
+            let _ = Command::new("apt-get")
+                .args(["install", "-y", "--no-install-recommends", "npm"])
+                .env("DEBIAN_FRONTEND", "noninteractive")
+                .status();
+        }
+        let out = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--ignore-scripts", "--prefix"])
+            .arg(&dir)
+            .arg(MERMAID)
+            .output();
+        match out {
+            Ok(o) if o.status.success() && js.is_file() => {
+                std::fs::write(&stamp, MERMAID).unwrap();
+                js
+            }
+            Ok(o) => panic!(
+                "`npm install {MERMAID}` into {} failed: {}{}",
+                dir.display(),
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+            Err(e) => panic!(
+                "this test draws with the `mermaid` npm package and needs npm (`apt-get install npm`): {e}"
+            ),
+        }
+    })
+}
+
+/// The DOM after Mermaid drew `diagram` in Chromium (the library's defaults, as mermaid-cli
+/// and GitHub use it), with `data-done` saying whether it drew or failed.
+fn mermaid_dom(dir: &Path, name: &str, diagram: &str) -> String {
+    let page = dir.join(format!("{name}.html"));
+    let text = serde_json::to_string(diagram)
+        .unwrap()
+        .replace('<', "\\u003c");
+    std::fs::write(
+        &page,
+        format!(
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body><div id=\"out\"></div>\
+<script src=\"{}\"></script><script>\
+mermaid.initialize({{startOnLoad: false}});\
+mermaid.render(\"d\", {text}).then(function (r) {{ document.getElementById(\"out\").innerHTML = r.svg; document.body.dataset.done = \"drawn\"; }},\
+function (e) {{ document.body.dataset.done = \"failed: \" + e; }});\
+</script></body></html>",
+            url(mermaid_js(), "")
+        ),
+    )
+    .unwrap();
+    browse(
+        &dir.join(format!("profile-{name}")),
+        &["--dump-dom".to_string()],
+        &url(&page, ""),
+    )
+}
+
+/// The text of the `<style>` elements of a DOM.
+fn styles(dom: &str) -> String {
+    dom.split("<style")
+        .skip(1)
+        .filter_map(|s| {
+            s.split_once('>')
+                .and_then(|(_, rest)| rest.split_once("</style>"))
+        })
+        .map(|(css, _)| css)
+        .collect()
+}
+
+/// #43: Mermaid itself, in a browser, draws a diagram of names holding a directive
+/// (`%%{init: … themeCSS …}%%`), a `click` callback and HTML as text: its style sheet is the
+/// default one, no link or image comes from a name, and the names are in the labels. The
+/// same directive outside a label does restyle the diagram (the check can see it).
+#[test]
+fn mermaid_draws_hostile_names_as_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    let directive = "%%{init: {'theme': 'dark', 'themeCSS': '.olmprobe{fill:red}'}}%%";
+    let q = |s: &str| serde_json::to_string(s).unwrap();
+    let (p, c) = (q(&format!("p {directive}")), q(&format!("c {directive}")));
+    let b = q(&format!(
+        "b {directive} click c0n0 href \"https://e.example\" <img src=x onerror=alert(1)> A:::error &lt;i&gt;"
+    ));
+    std::fs::write(
+        cat.join("c.yaml"),
+        format!("schema: olm.package\nname: {p}\ndefaultChannel: {c}\n---\nschema: olm.channel\npackage: {p}\nname: {c}\nentries:\n  - name: {b}\n"),
+    )
+    .unwrap();
+    let diagram = tmp.path().join("d.mmd");
+    olmlint(&[
+        "graph",
+        "--no-config",
+        "-f",
+        "mermaid",
+        cat.to_str().unwrap(),
+        "-o",
+        diagram.to_str().unwrap(),
+    ]);
+    let diagram = std::fs::read_to_string(&diagram).unwrap();
+    // The oracle: the directive where Mermaid reads it restyles the drawing.
+    let control = mermaid_dom(
+        tmp.path(),
+        "control",
+        &format!("{directive}\nflowchart LR\n  a[\"x\"]\n"),
+    );
+    assert!(control.contains("data-done=\"drawn\""), "{control}");
+    assert!(styles(&control).contains(".olmprobe{fill:red"), "{control}");
+    let dom = mermaid_dom(tmp.path(), "names", &diagram);
+    assert!(
+        dom.contains("data-done=\"drawn\""),
+        "Mermaid drew it: {dom}"
+    );
+    let css = styles(&dom);
+    assert!(
+        !css.contains("olmprobe"),
+        "a name restyled the diagram: {css}"
+    );
+    assert!(!dom.contains("<img") && !dom.contains("<a "), "{dom}");
+    for text in [
+        "%%{init: {'theme': 'dark', 'themeCSS': '.olmprobe{fill:red}'}}%%",
+        "click c0n0 href",
+        "&lt;img src=x onerror=alert(1)&gt;",
+        "A:::error",
+        "&amp;lt;i&amp;gt;",
+    ] {
+        assert!(dom.contains(text), "{text} is not drawn as text: {dom}");
+    }
+}

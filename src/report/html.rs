@@ -52,7 +52,9 @@ pub const SCRIPT: &str = r##"(function () {
   location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
     var i = kv.indexOf("=");
     if (i < 0) { return; }
-    var k = kv.slice(0, i), v = decodeURIComponent(kv.slice(i + 1));
+    var k = kv.slice(0, i), v;
+    // A malformed escape (a link anyone can craft) drops that filter, not the script.
+    try { v = decodeURIComponent(kv.slice(i + 1)); } catch (e) { return; }
     if (sel[k]) { sel[k].value = v; }
     if (k === "text") { text.value = v; }
   });
@@ -64,7 +66,7 @@ pub const SCRIPT: &str = r##"(function () {
 
 /// `sha256-` of [`SCRIPT`], base64 (recompute after any edit of the script: the unit test
 /// `script_hash_matches` prints the right value).
-pub const SCRIPT_HASH: &str = "sha256-vr/Qx0udxa1ZzFrgqYnfIiUa+qfdWNhJPhl+IXeScNM=";
+pub const SCRIPT_HASH: &str = "sha256-8ttT0z4jYchFVxRPfCDmNtfW+NA2gvbW7yrTlDBbsho=";
 
 const STYLE: &str = "\
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}\
