@@ -53,6 +53,38 @@ gh_escape() {
   printf '%s' "$s"
 }
 
+# A token nobody can guess, for ::stop-commands::.
+stop_token() {
+  local token
+  token=$(od -An -N16 -tx1 /dev/urandom 2>/dev/null | tr -d ' \n' || true)
+  printf '%s' "${token:-olmlint-$$-$RANDOM$RANDOM$RANDOM}"
+}
+
+# print_guarded FILE [GROUP]: prints what olmlint wrote (FILE) to stdout with workflow commands
+# stopped, in a collapsed group when GROUP is given. Every print of olmlint's output goes
+# through here: it quotes catalog and configuration text from the pull request, and a line of
+# it must not become a command (set an output, add an annotation, or stop commands so that
+# the Action's own error is silenced), whether it starts with `::` or holds the runner's
+# legacy `##[command]` anywhere.
+print_guarded() {
+  local file=$1 group=${2:-} token
+  [ -s "$file" ] || return 0
+  token=$(stop_token)
+  if [ -n "$group" ]; then
+    echo "::group::$group"
+  fi
+  echo "::stop-commands::$token"
+  cat "$file"
+  # The resume line must be a line of its own.
+  if [ -n "$(tail -c 1 "$file")" ]; then
+    echo
+  fi
+  echo "::$token::"
+  if [ -n "$group" ]; then
+    echo "::endgroup::"
+  fi
+}
+
 fail() {
   # Usage or setup problem: one annotation, exit code 2 like olmlint's own usage errors.
   if [ "${GITHUB_ACTIONS:-}" = "true" ]; then
@@ -539,13 +571,13 @@ graph_summary() {
   esac
   local -a config=()
   if [ -n "${INPUT_CONFIG:-}" ]; then
-    config=(--config "$INPUT_CONFIG")
+    config=("--config=$INPUT_CONFIG")
   fi
   case " ${INPUT_ARGS:-} " in
     *" --no-config "*) config=(--no-config) ;;
   esac
   rc=0
-  "$bin" graph "$@" --changed-since "$ref" -f markdown -o "$tmp/graphs.md" ${config[@]+"${config[@]}"} 2>"$tmp/stderr.graph" || rc=$?
+  "$bin" graph "--changed-since=$ref" -f markdown -o "$tmp/graphs.md" ${config[@]+"${config[@]}"} -- "$@" 2>"$tmp/stderr.graph" || rc=$?
   if [ "$rc" -eq 0 ] && [ -f "$tmp/graphs.md" ]; then
     cat "$tmp/graphs.md" >>"$GITHUB_STEP_SUMMARY"
   else
@@ -554,7 +586,7 @@ graph_summary() {
 }
 
 cmd_lint() {
-  local bin tmp fail_on sarif rc_json rc_gh rc_sarif rc r errors warnings help has_context token
+  local bin tmp fail_on sarif rc_json rc_gh rc_sarif rc r errors warnings help has_context
   find_bin
   bin=$BIN
   fail_on=${INPUT_FAIL_ON:-error}
@@ -562,17 +594,34 @@ cmd_lint() {
 
   # Arguments shared by every run.
   # (Counted by hand: bash before 4.4 treats an empty array as unset under `set -u`.)
-  local -a paths=() extra=() common=() ctx=()
-  local word line npaths=0 nctx=0
-  # Paths: whitespace- or newline-separated, glob patterns expanded (no match: kept as written,
-  # and olmlint reports it).
+  local -a words=() paths=() extra=() common=() ctx=()
+  local word line file npaths=0 nctx=0
+  # Paths: whitespace- or newline-separated, split with globbing off; then each word with
+  # glob characters is expanded on its own (no match: kept as written, and olmlint reports
+  # it). Paths are passed after `--`: a file of the pull request named like an option
+  # (`--write-baseline=x.json`, matched by `*`) stays a path.
+  set -f
   while IFS= read -r line || [ -n "$line" ]; do
     line=${line%$'\r'}
     for word in $line; do
-      paths+=("$word")
-      npaths=$((npaths + 1))
+      words+=("$word")
     done
   done <<<"${INPUT_PATHS:-.}"
+  set +f
+  for word in ${words[@]+"${words[@]}"}; do
+    case $word in
+      *[*?[]*)
+        for file in $word; do
+          paths+=("$file")
+          npaths=$((npaths + 1))
+        done
+        ;;
+      *)
+        paths+=("$word")
+        npaths=$((npaths + 1))
+        ;;
+    esac
+  done
   [ "$npaths" -gt 0 ] || paths=(.)
   # Extra arguments: split on whitespace, never glob-expanded or evaluated.
   set -f
@@ -587,7 +636,7 @@ cmd_lint() {
   set +f
   common=(--fail-on "$fail_on")
   if [ -n "${INPUT_CONFIG:-}" ]; then
-    common+=(--config "$INPUT_CONFIG")
+    common+=("--config=$INPUT_CONFIG")
   fi
   if [ "$nctx" -gt 0 ]; then
     help=$("$bin" lint --help 2>/dev/null || true)
@@ -597,7 +646,7 @@ cmd_lint() {
     esac
     if [ "$has_context" = yes ]; then
       for word in "${ctx[@]}"; do
-        common+=(--context "$word")
+        common+=("--context=$word")
       done
     else
       printf '::warning title=olmlint::%s\n' "$(gh_escape "the context input was not used: this olmlint has no --context option (pick a newer version, or declare the packages and APIs under provided: in .olmlint.yaml)")"
@@ -628,35 +677,28 @@ cmd_lint() {
 
   # Run 1: JSON for the counts and the exit code; the human report goes to a collapsed group.
   rc_json=0
-  "$bin" lint "${paths[@]}" -f json -o "$tmp/report.json" "${common[@]}" 2>"$tmp/stderr" || rc_json=$?
+  "$bin" lint -f json -o "$tmp/report.json" "${common[@]}" -- "${paths[@]}" 2>"$tmp/stderr" || rc_json=$?
   if [ "$rc_json" -ge 2 ]; then
-    cat "$tmp/stderr" >&2
+    print_guarded "$tmp/stderr" "olmlint output"
     fail "olmlint exited with code $rc_json (usage or I/O error): $(head -n 1 "$tmp/stderr")"
   fi
-  # The report quotes catalog content: stop workflow-command processing while it is printed, so
-  # that a line of a pull request's catalog cannot become a command.
-  token=$(od -An -N16 -tx1 /dev/urandom 2>/dev/null | tr -d ' \n' || true)
-  token=${token:-olmlint-$$-$RANDOM$RANDOM}
-  echo "::group::olmlint report"
-  echo "::stop-commands::$token"
-  cat "$tmp/stderr"
-  echo "::$token::"
-  echo "::endgroup::"
+  # The report quotes catalog content: workflow commands are stopped while it is printed.
+  print_guarded "$tmp/stderr" "olmlint report"
 
   # Run 2: annotations (stdout) and the step summary (olmlint appends it itself).
   # (Its stderr, the same summary line again, is shown only on failure: -q is not passed
   # because a -q in the args input would then be repeated, which olmlint refuses.)
   rc_gh=0
-  "$bin" lint "${paths[@]}" -f github "${common[@]}" 2>"$tmp/stderr.github" || rc_gh=$?
-  if [ "$rc_gh" -ge 2 ]; then cat "$tmp/stderr.github" >&2; fi
+  "$bin" lint -f github "${common[@]}" -- "${paths[@]}" 2>"$tmp/stderr.github" || rc_gh=$?
+  if [ "$rc_gh" -ge 2 ]; then print_guarded "$tmp/stderr.github" "olmlint output (-f github)"; fi
 
   # Run 3: SARIF, when asked for.
   rc_sarif=0
   if [ -n "$sarif" ]; then
     mkdir -p "$(dirname "$sarif")"
     rm -f "$sarif"
-    "$bin" lint "${paths[@]}" -f sarif -o "$sarif" "${common[@]}" 2>"$tmp/stderr.sarif" || rc_sarif=$?
-    if [ "$rc_sarif" -ge 2 ]; then cat "$tmp/stderr.sarif" >&2; fi
+    "$bin" lint -f sarif -o "$sarif" "${common[@]}" -- "${paths[@]}" 2>"$tmp/stderr.sarif" || rc_sarif=$?
+    if [ "$rc_sarif" -ge 2 ]; then print_guarded "$tmp/stderr.sarif" "olmlint output (-f sarif)"; fi
     if [ ! -f "$sarif" ] && [ "$rc_sarif" -lt 2 ]; then
       # Nothing to lint (e.g. --changed-since with no catalog change): an empty run keeps
       # upload-sarif from failing on a missing file.

@@ -1433,3 +1433,119 @@ fn composite_steps_run_in_order_like_the_runner() {
     assert_eq!(out("sarif-file"), sarif.to_str().unwrap());
     assert!(sarif.exists());
 }
+
+/// Lines of a stream that the runner would read as a workflow command outside any
+/// `::stop-commands::` region: `::command` at the start of a line, or the legacy `##[command]`
+/// anywhere in one.
+fn live_lines(text: &str) -> Vec<&str> {
+    let mut stopped: Option<String> = None;
+    let mut live = Vec::new();
+    for line in text.lines() {
+        if let Some(token) = &stopped {
+            if line == format!("::{token}::") {
+                stopped = None;
+            }
+            continue;
+        }
+        if let Some(t) = line.strip_prefix("::stop-commands::") {
+            stopped = Some(t.to_string());
+            continue;
+        }
+        if line.trim_start().starts_with("::") || line.contains("##[") {
+            live.push(line);
+        }
+    }
+    assert!(stopped.is_none(), "stop-commands never resumed:\n{text}");
+    live
+}
+
+/// #43: when olmlint fails (exit 2) the Action prints what it said with workflow commands
+/// stopped, like the report: a broken configuration quoted in the error cannot set an output,
+/// add an annotation or stop commands to silence the Action's own error, even in a line
+/// without a final newline. (A stand-in olmlint prints the commands: the real one escapes
+/// them, and the Action must not depend on it.)
+#[test]
+fn olmlint_output_on_failure_cannot_issue_workflow_commands() {
+    if !bash_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let fake = tmp.path().join("olmlint");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\ncat >&2 <<'EOF'\nerror: the configuration is broken\n::set-output name=errors::0\n::error title=approved::LGTM\nsee ##[set-output name=warnings;]0 and ##[error]fake\n::stop-commands::silenced\nEOF\nprintf '%s' '::add-mask::no newline at the end' >&2\nexit 2\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let run = action(
+        Some("lint"),
+        &[
+            ("INPUT_PATHS", "fixtures/catalogs/valid"),
+            ("OLMLINT_BIN", fake.to_str().unwrap()),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(run.code, 2);
+    assert_eq!(
+        live_lines(&run.stderr),
+        Vec::<&str>::new(),
+        "{}",
+        run.stderr
+    );
+    let live = live_lines(&run.stdout);
+    assert_eq!(live.len(), 3, "{live:#?}");
+    assert_eq!(live[..2], ["::group::olmlint output", "::endgroup::"]);
+    assert!(
+        live[2].starts_with("::error title=olmlint::olmlint exited with code 2"),
+        "{live:#?}"
+    );
+    // What olmlint said is shown (in the log, inert).
+    assert!(
+        run.stdout.contains("::set-output name=errors::0"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.outputs.contains_key("errors"));
+}
+
+/// #43: the `paths` input is never an olmlint option: a pull request's file named
+/// `--write-baseline=x.json`, matched by a `*` path, is linted as a path (before, it made the
+/// run write a baseline and pass with 0 errors).
+#[test]
+fn a_file_named_like_an_option_stays_a_path() {
+    if !bash_available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join("catalog")).unwrap();
+    std::fs::copy(
+        root().join("fixtures/catalogs/broken-graph/catalog.yaml"),
+        repo.join("catalog/catalog.yaml"),
+    )
+    .unwrap();
+    std::fs::write(repo.join("--write-baseline=x.json"), "{}\n").unwrap();
+    let run = action_in(
+        &repo,
+        Some("lint"),
+        &[("INPUT_PATHS", "*"), ("INPUT_ARGS", "--no-config")],
+        tmp.path(),
+    );
+    assert!(!repo.join("x.json").exists(), "a baseline was written");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let want = json_report(&["fixtures/catalogs/broken-graph"], &["--no-config"]);
+    assert!(
+        run.outputs["errors"].parse::<u64>().unwrap() >= count(&want, "errors"),
+        "{:?}",
+        run.outputs
+    );
+    assert!(
+        run.stdout.contains("file=--write-baseline=x.json"),
+        "the file is linted: {}",
+        run.stdout
+    );
+}
