@@ -692,7 +692,6 @@ fn template_names_that_are_paths_are_not_looked_up() {
     );
 }
 
-
 // #43: the pull-request mode (`--changed-since`, `--only-files`) and the git it runs.
 
 /// A git repository at `tmp/repo` holding `files`, committed.
@@ -1107,7 +1106,6 @@ fn the_timeout_holds_while_git_runs() {
         assert!(common::message(&d[0]).contains(phase), "{slow}: {d:#?}");
     }
 }
-
 
 // --- #43: what a pull request's names do to reviewer-facing output -------------------------
 

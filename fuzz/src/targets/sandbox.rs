@@ -267,8 +267,16 @@ pub fn check_output(what: &str, kind: Kind, text: &str) {
             check_output(what, Kind::Markdown, &rest);
         }
         Kind::Markdown => {
-            for bad in ["](", "![", "<img", "<a ", "<script", "<iframe", "%%{"] {
+            for bad in ["![", "<img", "<a ", "<script", "<iframe", "%%{"] {
                 assert!(!text.contains(bad), "{what}: {bad:?} in the job summary");
+            }
+            // A link needs `](` with the bracket unescaped (`\](` is text).
+            for (i, _) in text.match_indices("](") {
+                assert!(
+                    text[..i].ends_with('\\'),
+                    "{what}: a link in the job summary: {:?}",
+                    text[i..].chars().take(60).collect::<String>()
+                );
             }
         }
         Kind::Dot => {}
@@ -304,7 +312,7 @@ fn check_markup(what: &str, text: &str) {
         assert!(
             ELEMENTS.contains(&name.as_str()) || in_script_or_style(&text[..i]),
             "{what}: element {name:?} is not olmlint's: {:?}",
-            &rest[..rest.len().min(60)]
+            rest.chars().take(60).collect::<String>()
         );
     }
 }
