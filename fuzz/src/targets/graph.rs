@@ -8,7 +8,7 @@
 //! controls anywhere); nothing is written.
 
 use super::gen::{catalog, Input};
-use super::sandbox::{check_output, check_reports, Kind, Sandbox};
+use super::sandbox::{check_output, lint_and_check, Kind, Sandbox};
 use olmlint::graph_command::{draw, render, GraphFormat, Request};
 
 const FORMATS: [(GraphFormat, Kind); 5] = [
@@ -45,16 +45,6 @@ pub fn run(data: &[u8]) {
             check_output(&format!("graph {format:?}"), kind, &render(&drawn, format));
         }
     }
-    let opts = olmlint::lint::Options {
-        paths: vec![new.clone()],
-        no_config: true,
-        timeout: Some(5.0),
-        graph: Some(olmlint::graph::Filter::default()),
-        ..Default::default()
-    };
-    if let Ok(mut outcome) = olmlint::lint::run(&opts) {
-        let graphs = olmlint::graph_command::finish(&mut outcome, collapse);
-        check_reports(&outcome, &graphs);
-    }
+    lint_and_check(&new, true, collapse);
     sandbox.assert_outside_untouched();
 }

@@ -7,7 +7,7 @@
 //! its oracle ([`super::sandbox::check_reports`]: JSON and SARIF parse, no canary, markup
 //! only olmlint's, logs inert); nothing is written outside the catalog.
 
-use super::sandbox::{check_locations, check_reports, Sandbox};
+use super::sandbox::{lint_and_check, Sandbox};
 
 /// Names an entry may take: catalog files, nested ones, the files olmlint reads specially,
 /// bundle-directory parts.
@@ -34,17 +34,6 @@ pub fn run(data: &[u8]) {
         return;
     };
     sandbox.entries(NAMES, data, 16);
-    let opts = olmlint::lint::Options {
-        paths: vec![sandbox.root.clone()],
-        timeout: Some(5.0),
-        exiting: false,
-        graph: Some(olmlint::graph::Filter::default()),
-        ..Default::default()
-    };
-    if let Ok(mut outcome) = olmlint::lint::run(&opts) {
-        check_locations(&outcome);
-        let graphs = olmlint::graph_command::finish(&mut outcome, 4);
-        check_reports(&outcome, &graphs);
-    }
+    lint_and_check(&sandbox.root, false, 4);
     sandbox.assert_outside_untouched();
 }

@@ -341,6 +341,24 @@ pub fn check_locations(outcome: &olmlint::lint::Outcome) {
     }
 }
 
+/// `olmlint lint PATH` (with `--no-config` when `no_config`) and the graphs drawn, folded by
+/// `collapse`, as the HTML report draws them: the findings' locations and every report format
+/// through their oracles.
+pub fn lint_and_check(path: &Path, no_config: bool, collapse: usize) {
+    let opts = olmlint::lint::Options {
+        paths: vec![path.to_path_buf()],
+        no_config,
+        timeout: Some(5.0),
+        graph: Some(olmlint::graph::Filter::default()),
+        ..Default::default()
+    };
+    if let Ok(mut outcome) = olmlint::lint::run(&opts) {
+        check_locations(&outcome);
+        let graphs = olmlint::graph_command::finish(&mut outcome, collapse);
+        check_reports(&outcome, &graphs);
+    }
+}
+
 /// Every report format of a lint outcome, each through its oracle.
 pub fn check_reports(outcome: &olmlint::lint::Outcome, graphs: &[olmlint::graph::PackageGraph]) {
     use olmlint::report::{Format, Report};

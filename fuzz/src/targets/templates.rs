@@ -7,7 +7,7 @@
 //! Checks: as for `lint` (locations, report oracles, no canary, nothing written outside).
 
 use super::gen::{catalog, Input};
-use super::sandbox::{check_locations, check_reports, Sandbox};
+use super::sandbox::{lint_and_check, Sandbox};
 use serde_json::json;
 
 /// Template names ci.yaml may map: plain ones, and names that try to leave
@@ -99,16 +99,6 @@ pub fn run(data: &[u8]) {
         "operators/op/1.0.0/release-config.yaml",
     ];
     sandbox.entries(NAMES, parts.next().unwrap_or_default(), 8);
-    let opts = olmlint::lint::Options {
-        paths: vec![sandbox.root.clone()],
-        timeout: Some(5.0),
-        graph: Some(olmlint::graph::Filter::default()),
-        ..Default::default()
-    };
-    if let Ok(mut outcome) = olmlint::lint::run(&opts) {
-        check_locations(&outcome);
-        let graphs = olmlint::graph_command::finish(&mut outcome, 4);
-        check_reports(&outcome, &graphs);
-    }
+    lint_and_check(&sandbox.root, false, 4);
     sandbox.assert_outside_untouched();
 }
