@@ -1117,14 +1117,22 @@ fn resolve(args: &ResolveArgs) -> i32 {
             match args.format {
                 ResolveFormat::Json => println!(
                     "{}",
-                    serde_json::to_string_pretty(&answer).unwrap_or_default()
+                    crate::escape::json_text(
+                        serde_json::to_string_pretty(&answer).unwrap_or_default()
+                    )
                 ),
-                ResolveFormat::Human => print!("{}", crate::resolve::render(&answer)),
+                ResolveFormat::Human => print!(
+                    "{}",
+                    crate::report::terminal_safe(&crate::resolve::render(&answer), false)
+                ),
             }
             i32::from(!answer.installable)
         }
         Err(e) => {
-            eprintln!("olmlint resolve: {e}");
+            eprintln!(
+                "olmlint resolve: {}",
+                crate::report::terminal_safe(&e, false)
+            );
             2
         }
     }

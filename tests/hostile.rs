@@ -1483,6 +1483,18 @@ fn legacy_workflow_commands_never_reach_a_log() {
     for (what, text) in every_output(&cat) {
         assert!(!text.contains("##["), "{what}: {text}");
     }
+    for f in ["human", "json"] {
+        let c = cat.to_str().unwrap();
+        let (_, out, err) = run(&["resolve", pkg, "--catalog", c, "-f", f], None);
+        assert!(
+            !out.contains("##[") && !err.contains("##["),
+            "resolve -f {f}: {out}{err}"
+        );
+        assert!(
+            out.contains("set-output"),
+            "resolve -f {f} answered: {out}{err}"
+        );
+    }
     let (_, json, _) = run(
         &["lint", "--no-config", "-f", "json", cat.to_str().unwrap()],
         None,
