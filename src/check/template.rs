@@ -56,6 +56,11 @@ struct Operator<'a> {
     dir: PathBuf,
     ci: usize,
     items: Vec<MapItem<'a>>,
+    /// Template name → the catalogs its items map it to, each once, in the order first
+    /// mapped, with the place of its last mapping (the last one mapped is where the
+    /// template's dependencies resolve). Duplicate items (OLM905) made the template stage
+    /// do its work once per copy.
+    by_template: HashMap<&'a str, Vec<(&'a str, usize)>>,
 }
 
 fn display(files: &[LoadedFile], fi: usize) -> String {
@@ -110,10 +115,26 @@ fn operators<'a>(files: &'a [LoadedFile], linted: usize) -> Vec<Operator<'a>> {
                 catalogs,
             });
         }
+        let mut by_template: HashMap<&str, Vec<(&str, usize)>> = HashMap::new();
+        let mut at: HashMap<(&str, &str), usize> = HashMap::new();
+        let mappings = items
+            .iter()
+            .flat_map(|i| i.catalogs.iter().map(move |(c, _)| (i.template, *c)));
+        for (place, (template, cat)) in mappings.enumerate() {
+            let cats = by_template.entry(template).or_default();
+            match at.get(&(template, cat)).and_then(|&k| cats.get_mut(k)) {
+                Some(slot) => slot.1 = place,
+                None => {
+                    at.insert((template, cat), cats.len());
+                    cats.push((cat, place));
+                }
+            }
+        }
         out.push(Operator {
             dir: norm(dir),
             ci: fi,
             items,
+            by_template,
         });
     }
     out
@@ -185,6 +206,8 @@ pub fn check_all<'a>(
                 .and_then(Path::parent)
                 .and_then(|d| ops.get(d));
             let mut rendered: Vec<(String, usize)> = Vec::new();
+            // The rendered catalog of the last mapped catalog that is rendered.
+            let mut newest: Option<usize> = None;
             if let Some(op) = op {
                 let repo = op
                     .dir
@@ -192,15 +215,24 @@ pub fn check_all<'a>(
                     .and_then(Path::parent)
                     .unwrap_or(Path::new(""));
                 let opdir = op.dir.file_name().unwrap_or_default();
-                for item in op.items.iter().filter(|i| i.template == file_name) {
-                    for (cat, _) in &item.catalogs {
-                        let p = repo
-                            .join("catalogs")
-                            .join(cat)
-                            .join(opdir)
-                            .join("catalog.yaml");
-                        if let Some(&ri) = by_path.get(&p) {
-                            rendered.push(((*cat).to_string(), ri));
+                let path = |cat: &str| {
+                    by_path
+                        .get(
+                            &repo
+                                .join("catalogs")
+                                .join(cat)
+                                .join(opdir)
+                                .join("catalog.yaml"),
+                        )
+                        .copied()
+                };
+                let mut newest_place = None;
+                for &(cat, place) in op.by_template.get(file_name).into_iter().flatten() {
+                    if let Some(ri) = path(cat) {
+                        rendered.push((cat.to_string(), ri));
+                        if newest_place.is_none_or(|p| p < place) {
+                            newest_place = Some(place);
+                            newest = Some(ri);
                         }
                     }
                 }
@@ -221,6 +253,7 @@ pub fn check_all<'a>(
                 t: &t,
                 lookup: &lookup,
                 rendered: &rendered,
+                newest,
             };
             let (pending, channels) = match &t.body {
                 Body::Basic(b) => (Some(basic(inputs, b, &mut diags)), None),
@@ -347,6 +380,8 @@ struct Inputs<'i, 'a> {
     t: &'i Template<'a>,
     lookup: &'i HashMap<&'a str, RenderedBundle<'a>>,
     rendered: &'i [(String, usize)],
+    /// Of those, the last one mapped (the newest), where its dependencies resolve.
+    newest: Option<usize>,
 }
 
 /// A basic template whose catalog is still to be checked.
@@ -502,6 +537,7 @@ fn basic<'a>(
         t,
         lookup,
         rendered,
+        newest,
     } = inputs;
     let fi = t.doc.file;
     let (catalog, resolved) = template::basic_catalog(t, b, lookup, out);
@@ -527,9 +563,7 @@ fn basic<'a>(
         drift(files, catalogs, t, &expected, cat, *ri, out);
     }
     // Dependencies resolve where the bundles are rendered: the last (newest) mapped catalog.
-    let extra = rendered
-        .last()
-        .and_then(|(_, ri)| files.get(*ri).map(|f| f.scope));
+    let extra = newest.and_then(|ri| files.get(ri).map(|f| f.scope));
     (catalog, resolved, extra)
 }
 
@@ -569,6 +603,7 @@ fn semver<'a>(
         t,
         lookup,
         rendered,
+        ..
     } = inputs;
     let fi = t.doc.file;
     let mut known = Vec::new();
@@ -983,11 +1018,16 @@ fn mapping(
     let opdir = op.dir.file_name().unwrap_or_default();
     let rendered_known = catalogs_loaded(repo);
     let mut catalog_owner: BTreeMap<&str, (&str, &Node)> = BTreeMap::new();
+    // A catalog mapped again to the same template (a duplicate item): the first repeat and
+    // the number of items mapping it.
+    let mut repeated: BTreeMap<&str, (&Node, usize)> = BTreeMap::new();
+    // First file of each name (as a scan from the start finds it).
+    let mut file_of: HashMap<&str, usize> = HashMap::new();
+    for &(fi, name) in in_dir {
+        file_of.entry(name).or_insert(fi);
+    }
     for item in &op.items {
-        let file = in_dir
-            .iter()
-            .find(|(_, n)| *n == item.template)
-            .map(|(i, _)| *i);
+        let file = file_of.get(item.template).copied();
         // A template the walk did not load (an ignored or unreadable file) may still exist:
         // only a name that is not there at all is missing (no link followed, nor a
         // catalog-templates/ that links out of the operator's directory).
@@ -1023,9 +1063,23 @@ fn mapping(
                 }
             }
         }
+        // An item that only repeats earlier ones adds no finding of its own below.
+        let repeats_only = !item.catalogs.is_empty()
+            && item.catalogs.iter().all(|(cat, _)| {
+                catalog_owner
+                    .get(cat)
+                    .is_some_and(|(t, _)| *t == item.template)
+            });
+        let mut in_item: HashSet<&str> = HashSet::new();
         for (cat, node) in &item.catalogs {
+            // Twice in one item is the schema's (OLM801, uniqueItems).
+            if !in_item.insert(cat) {
+                continue;
+            }
             if let Some((other, _)) = catalog_owner.get(cat) {
-                if *other != item.template {
+                if *other == item.template {
+                    repeated.entry(cat).or_insert((node, 1)).1 += 1;
+                } else {
                     out.push(
                         Diagnostic::new("OLM905", format!("catalog {cat} is mapped to two templates, {other:?} and {:?}", item.template))
                             .at(ci, node.span)
@@ -1037,7 +1091,7 @@ fn mapping(
             }
         }
         // Catalogs the item maps that were never rendered: one finding per item.
-        if rendered_known {
+        if rendered_known && !repeats_only {
             let missing: Vec<&(&str, &Node)> = item
                 .catalogs
                 .iter()
@@ -1081,10 +1135,19 @@ fn mapping(
             }
         }
     }
+    // One finding per catalog mapped by duplicate items, however many.
+    for (cat, (node, items)) in repeated {
+        let template = catalog_owner.get(cat).map_or("", |(t, _)| *t);
+        out.push(
+            Diagnostic::new("OLM905", format!("catalog {cat} is mapped to template {template:?} by {items} fbc.catalog_mapping items"))
+                .at(ci, node.span)
+                .help("The pipelines refuse a catalog listed under more than one mapping item (check_catalog_usage_ci_config), even for the same template, and `make catalogs` renders it once per item. Keep one item per template."),
+        );
+    }
     // Templates nothing renders.
     for &(fi, name) in in_dir {
         // `templates` is in file order (ascending).
-        if templates.binary_search(&fi).is_err() || op.items.iter().any(|i| i.template == name) {
+        if templates.binary_search(&fi).is_err() || op.by_template.contains_key(name) {
             continue;
         }
         out.push(
