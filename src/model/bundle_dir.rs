@@ -493,6 +493,24 @@ fn load_one<'a>(
         });
     }
     let described = super::operators::describe(cat.bundles.len(), root, *ann, *csv_doc);
+    if described.channels_left_out > 0 {
+        let max = super::operators::MAX_CHANNELS_PER_BUNDLE;
+        diags.push(
+            Diagnostic::new(
+                "OLM001",
+                format!(
+                    "{} lists {} channels, more than olmlint models for one bundle ({max}): the last {} are left out of every check",
+                    super::operators::CHANNELS,
+                    max + described.channels_left_out,
+                    described.channels_left_out
+                ),
+            )
+            .at(ann.file, described.channels_node.map_or(ann.node.span, |n| n.span))
+            .pointer(format!("/annotations/{}", super::operators::CHANNELS))
+            .package(package.map(|p| p.value))
+            .help("An input limit: every channel a bundle is in costs memory in every channel check, so thousands per bundle would exhaust it. A bundle is normally in a handful of channels; list only those it is released to."),
+        );
+    }
     cat.dir_bundles.push(described);
     cat.bundles.push(Bundle {
         doc: *anchor,

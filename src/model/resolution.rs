@@ -461,6 +461,10 @@ fn gvk_key(g: &str, v: &str, k: &str) -> CompactString {
     key
 }
 
+/// What a bundle provides, as its resolver entries hold it (shared by them): the APIs
+/// (`group/version/Kind`) and the `olm.package` names.
+type Provides = (Arc<[CompactString]>, Arc<[CompactString]>);
+
 /// The loaded packages and APIs a missing dependency may be a typo of, indexed on first use
 /// (most runs have no dependency missing everywhere): comparing every missing name with every
 /// loaded one was quadratic.
@@ -712,7 +716,10 @@ pub fn build(
     let mut entries: Vec<Entry> = Vec::new();
     let mut entry_bundle: Vec<usize> = Vec::new();
     let mut eligible: Vec<bool> = Vec::new();
-    let mut order: Vec<(usize, bool, CompactString, CompactString, usize)> = Vec::new();
+    // Per entry: catalog rank, not in the default channel, position on the chain (the
+    // package and channel are the entry's own).
+    let mut order: Vec<(usize, bool, usize)> = Vec::new();
+    let mut shared_props: HashMap<usize, Provides> = HashMap::new();
     let mut entry_source: Vec<usize> = Vec::new();
     let mut entry_channel_error: Vec<Option<usize>> = Vec::new();
     let mut skipped_by: Vec<Option<CompactString>> = Vec::new();
@@ -775,12 +782,24 @@ pub fn build(
                 continue;
             };
             let id = entries.len() as EntryId;
-            let f = facts.get(bi);
-            let mut gvks: Vec<CompactString> = f
-                .map(|f| f.gvks.iter().map(|(g, v, k)| gvk_key(g, v, k)).collect())
-                .unwrap_or_default();
-            gvks.sort();
-            gvks.dedup();
+            // What the bundle provides: built for its first entry, shared by the others.
+            let (gvks, package_props) = match shared_props.get(&bi) {
+                Some(p) => p.clone(),
+                None => {
+                    let f = facts.get(bi);
+                    let mut gvks: Vec<CompactString> = f
+                        .map(|f| f.gvks.iter().map(|(g, v, k)| gvk_key(g, v, k)).collect())
+                        .unwrap_or_default();
+                    gvks.sort();
+                    gvks.dedup();
+                    let props: Arc<[CompactString]> = f
+                        .map(|f| f.olm_packages.iter().map(|(n, _)| n.clone()).collect())
+                        .unwrap_or_default();
+                    let p = (Arc::from(gvks), props);
+                    shared_props.insert(bi, p.clone());
+                    p
+                }
+            };
             entries.push(Entry {
                 bundle: (*name).into(),
                 package: pkg.into(),
@@ -789,9 +808,7 @@ pub fn build(
                 deprecated: deprecated.get(bi).copied().unwrap_or(false),
                 prohibited: None,
                 provides_gvks: gvks,
-                package_props: f
-                    .map(|f| f.olm_packages.iter().map(|(n, _)| n.clone()).collect())
-                    .unwrap_or_default(),
+                package_props,
                 dependencies: Vec::new(),
                 hard_error: None,
             });
@@ -802,8 +819,6 @@ pub fn build(
             order.push((
                 catalog_rank.get(si).copied().unwrap_or(0),
                 !is_default,
-                (*pkg).into(),
-                (*ch).into(),
                 pos.get(&i).copied().unwrap_or(usize::MAX),
             ));
             entry_channel_error.push(err_idx);
@@ -845,7 +860,7 @@ pub fn build(
         for n in names {
             by_package.entry(n).or_default().push(id as EntryId);
         }
-        for g in &e.provides_gvks {
+        for g in e.provides_gvks.iter() {
             by_gvk.entry(g.as_str()).or_default().push(id as EntryId);
         }
     }
@@ -1000,7 +1015,12 @@ pub fn build(
                 // channel, package, channel, position on the replaces chain).
                 let key = |e: &EntryId| {
                     let foreign = entry_source.get(*e as usize).is_some_and(|&s| s != own);
-                    (foreign, order.get(*e as usize))
+                    let place = order.get(*e as usize).map(|&(rank, other, pos)| {
+                        let entry = entries.get(*e as usize);
+                        let named = entry.map(|x| (x.package.as_str(), x.channel.as_str()));
+                        (rank, other, named, pos)
+                    });
+                    (foreign, place)
                 };
                 good.sort_by(|a, b| key(a).cmp(&key(b)));
                 dep.absent = good.is_empty() && bad.is_empty() && absent(pred, &nearby, &elsewhere);
@@ -1059,7 +1079,7 @@ pub fn build(
         .iter()
         .zip(&order)
         .zip(&eligible)
-        .map(|((&s, o), &ok)| (s, !o.1, ok.then_some(o.4)))
+        .map(|((&s, o), &ok)| (s, !o.1, ok.then_some(o.2)))
         .collect();
     Resolution {
         problem: Problem::new(entries),

@@ -82,10 +82,12 @@ pub struct Entry {
     /// Prohibited for another reason, said as a predicate of the bundle (e.g. `fails cluster
     /// constraint 1 of cluster.yaml`); explanations use it instead of "is deprecated".
     pub prohibited: Option<String>,
-    /// `group/version/Kind` of every `olm.gvk` property (deduplicated here again).
-    pub provides_gvks: Vec<CompactString>,
-    /// `packageName` of every `olm.package` property (one-bundle-per-package invariant).
-    pub package_props: Vec<CompactString>,
+    /// `group/version/Kind` of every `olm.gvk` property (deduplicated here again); shared by
+    /// the entries of one bundle (one per channel it is in).
+    pub provides_gvks: Arc<[CompactString]>,
+    /// `packageName` of every `olm.package` property (one-bundle-per-package invariant);
+    /// shared like `provides_gvks`.
+    pub package_props: Arc<[CompactString]>,
     /// Dependencies in property order.
     pub dependencies: Vec<Dependency>,
     /// The entry's own constraints fail to decode/compile: OLM aborts any

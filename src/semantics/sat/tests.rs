@@ -44,7 +44,7 @@ impl Cat {
             channel: channel.into(),
             catalog: catalog.into(),
             provides_gvks: gvks.iter().map(|&g| g.into()).collect(),
-            package_props: vec![package.into()],
+            package_props: vec![package.into()].into(),
             ..Entry::default()
         });
         (self.entries.len() - 1) as EntryId
@@ -1227,7 +1227,7 @@ fn is_model(p: &Problem, set: &[EntryId]) -> bool {
         let mut mine: Vec<&str> = entry
             .provides_gvks
             .iter()
-            .chain(&entry.package_props)
+            .chain(entry.package_props.iter())
             .map(CompactString::as_str)
             .collect();
         mine.sort_unstable();
@@ -1397,7 +1397,7 @@ fn synthetic(packages: usize, seed: u64) -> Problem {
                 catalog: "synthetic".into(),
                 deprecated: rng.below(50) == 0,
                 provides_gvks: gvks.into_iter().map(Into::into).collect(),
-                package_props: vec![format!("p{p}").into()],
+                package_props: vec![format!("p{p}").into()].into(),
                 ..Entry::default()
             });
         }
