@@ -9,7 +9,20 @@ use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 use std::collections::VecDeque;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    for c in &ctx.catalog.channels {
+    let channels = &ctx.catalog.channels;
+    for (i, c) in channels.iter().enumerate() {
+        // The run's deadline (`--timeout`): the channels left are reported as not checked.
+        if ctx.config.expired() {
+            out.push(super::timeout_finding(
+                ctx,
+                format!(
+                    "the upgrade graphs of {} of {} channels were not checked",
+                    channels.len() - i,
+                    channels.len()
+                ),
+            ));
+            return;
+        }
         channel(ctx, c, out);
     }
 }
@@ -266,6 +279,7 @@ fn dangling(
         unreached: Unreached::new(sorted.len()),
         reach: HashSet::new(),
         queue: VecDeque::new(),
+        searches: 0,
     };
     walk.arrive(head.name());
     let mut expanded: HashSet<&str> = HashSet::new();
@@ -292,6 +306,7 @@ fn dangling(
             continue;
         };
         for iv in range.intervals() {
+            walk.searches += 1;
             let from = sorted.partition_point(|(v, _)| version::cmp(v, iv.lower()).is_lt());
             let to = iv.upper().map_or(sorted.len(), |hi| {
                 sorted.partition_point(|(v, _)| version::cmp(v, hi).is_lt())
@@ -305,6 +320,10 @@ fn dangling(
             }
         }
     }
+    crate::timings::work(
+        crate::timings::Work::UpgradePaths,
+        (sorted.len() + walk.reach.len() + walk.searches) as u64,
+    );
     let reach = walk.reach;
     for e in entries {
         let n = e.name();
@@ -329,6 +348,8 @@ struct Walk<'a> {
     unreached: Unreached,
     reach: HashSet<&'a str>,
     queue: VecDeque<&'a str>,
+    /// Range intervals searched in the version order (counted work).
+    searches: usize,
 }
 
 impl<'a> Walk<'a> {
