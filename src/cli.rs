@@ -638,6 +638,7 @@ fn lint(args: LintArgs) -> i32 {
         }
     };
     crate::timings::mark("checks done");
+    crate::timings::work_report();
     let text = if args.statistics && matches!(format, Format::Human | Format::Concise) {
         crate::report::terminal_safe(&crate::report::human::statistics(&report), false)
     } else {

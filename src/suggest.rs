@@ -25,7 +25,7 @@ const NEIGHBOURS: usize = 8;
 pub fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
-    within(&a, &b, a.len().max(b.len())).unwrap_or(usize::MAX)
+    within(&a, &b, a.len().max(b.len()), &mut 0).unwrap_or(usize::MAX)
 }
 
 /// Whether `a` and `b` are at most `limit` edits apart (case-insensitive); the work is
@@ -33,13 +33,14 @@ pub fn distance(a: &str, b: &str) -> usize {
 pub fn is_within(a: &str, b: &str, limit: usize) -> bool {
     let a: Vec<char> = a.to_lowercase().chars().collect();
     let b: Vec<char> = b.to_lowercase().chars().collect();
-    within(&a, &b, limit).is_some()
+    within(&a, &b, limit, &mut 0).is_some()
 }
 
 /// The Levenshtein distance of `a` and `b` when it is at most `limit`: the common prefix and
 /// suffix are stripped, and only the cells of the dynamic programme within `limit` of the
-/// diagonal are computed, stopping at the first row whose cells all exceed `limit`.
-fn within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+/// diagonal are computed, stopping at the first row whose cells all exceed `limit`. `cells`
+/// counts the characters compared and cells computed.
+fn within(a: &[char], b: &[char], limit: usize, cells: &mut u64) -> Option<usize> {
     let p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (a.get(p..).unwrap_or(&[]), b.get(p..).unwrap_or(&[]));
     let s = a
@@ -51,6 +52,7 @@ fn within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
     let a = a.get(..a.len() - s).unwrap_or(&[]);
     let b = b.get(..b.len() - s).unwrap_or(&[]);
     let (n, m) = (a.len(), b.len());
+    *cells += (p + s + 1) as u64;
     if n.abs_diff(m) > limit {
         return None;
     }
@@ -90,6 +92,7 @@ fn within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
         if let Some(c) = cur.get_mut(hi + 1) {
             *c = over;
         }
+        *cells += (hi + 1).saturating_sub(lo) as u64;
         if row_min > limit {
             return None;
         }
@@ -139,6 +142,10 @@ impl<'a> Names<'a> {
             (a.lower.len(), &a.lower, a.text).cmp(&(b.lower.len(), &b.lower, b.text))
         });
         by_length.dedup_by(|a, b| a.text == b.text);
+        crate::timings::work(
+            crate::timings::Work::Suggestions,
+            by_length.iter().map(|n| n.lower.len() as u64 + 1).sum(),
+        );
         let mut reversed: Vec<usize> = (0..by_length.len()).collect();
         reversed.sort_by(|&x, &y| {
             let (Some(a), Some(b)) = (by_length.get(x), by_length.get(y)) else {
@@ -186,6 +193,7 @@ impl<'a> Names<'a> {
         let buckets: Vec<std::ops::Range<usize>> = lengths.map(|l| self.bucket(l)).collect();
         let total: usize = buckets.iter().map(ExactSizeIterator::len).sum();
         let mut best: Option<(usize, &'a str)> = None;
+        let mut cells = 0u64;
         let mut consider = |i: usize| {
             let Some(n) = self.by_length.get(i) else {
                 return;
@@ -193,7 +201,7 @@ impl<'a> Names<'a> {
             if except == Some(n.text) {
                 return;
             }
-            if let Some(d) = within(w, &n.lower, limit) {
+            if let Some(d) = within(w, &n.lower, limit, &mut cells) {
                 if best.is_none_or(|b| (d, n.text) < b) {
                     best = Some((d, n.text));
                 }
@@ -221,6 +229,7 @@ impl<'a> Names<'a> {
                 }
             }
         }
+        crate::timings::work(crate::timings::Work::Suggestions, cells + w.len() as u64);
         best.map(|(_, text)| text)
     }
 }

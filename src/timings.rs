@@ -98,6 +98,55 @@ pub fn sat_report() {
     );
 }
 
+/// Work counted where an input could make the cost superlinear (issue #43): tests scale an
+/// input tenfold and compare the counts (`OLMLINT_TIMINGS=1` prints them).
+#[derive(Clone, Copy, Debug)]
+pub enum Work {
+    /// OLM111's backward walks: entries reached, range intervals searched.
+    UpgradePaths,
+    /// "Did you mean": names indexed, edit-distance cells computed.
+    Suggestions,
+    /// `suppress:` matching: globs matched per (file, rule), entry keys read.
+    Suppressions,
+    /// Template stage: (template, rendered catalog) pairs, rendered bundles read.
+    Mappings,
+    /// Channel memberships of bundle directories modelled.
+    Memberships,
+}
+
+const WORK_NAMES: [&str; 5] = [
+    "upgrade-paths",
+    "suggestions",
+    "suppressions",
+    "mappings",
+    "memberships",
+];
+
+static WORK: [std::sync::atomic::AtomicU64; 5] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 5];
+
+/// Counts `n` units of `what` (when timings are on).
+pub fn work(what: Work, n: u64) {
+    if enabled() {
+        if let Some(a) = WORK.get(what as usize) {
+            a.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
+/// Prints the work counted by [`work`]: `olmlint timing: work: upgrade-paths N, …`.
+pub fn work_report() {
+    if !enabled() {
+        return;
+    }
+    let parts: Vec<String> = WORK_NAMES
+        .iter()
+        .zip(&WORK)
+        .map(|(n, a)| format!("{n} {}", a.load(std::sync::atomic::Ordering::Relaxed)))
+        .collect();
+    eprintln!("olmlint timing: work: {}", parts.join(", "));
+}
+
 /// Peak resident set size of the process so far (Linux; 0 elsewhere).
 fn peak_rss_mb() -> u64 {
     std::fs::read_to_string("/proc/self/status")

@@ -238,14 +238,17 @@ pub fn check_all<'a>(
                 }
             }
             let mut lookup: HashMap<&str, RenderedBundle<'_>> = HashMap::new();
+            let mut read = rendered.len() as u64 + 1;
             for (_, ri) in &rendered {
                 let Some(cat) = files.get(*ri).and_then(|f| catalogs.get(&f.scope)) else {
                     continue;
                 };
                 for (k, v) in template::rendered_bundles(cat, *ri) {
+                    read += 1;
                     lookup.entry(k).or_insert(v);
                 }
             }
+            crate::timings::work(crate::timings::Work::Mappings, read);
             duplicate_images(&t, &mut diags);
             let inputs = Inputs {
                 files,

@@ -214,6 +214,7 @@ impl Table {
         groups.sort_unstable_by_key(|(k, _)| *k);
         let mut hits = vec![None; diags.len()];
         let mut unchecked = 0;
+        let mut work = diags.len() as u64;
         let mut matching = Vec::new();
         for ((file, rule), members) in groups {
             if expired() {
@@ -239,7 +240,9 @@ impl Table {
             // globs matching the file: the smaller of the glob's entries and the keys is read.
             let mut best: HashMap<Key, usize> =
                 keys.iter().flatten().map(|k| (*k, usize::MAX)).collect();
+            work += (matching.len() + 8 * members.len()) as u64;
             for first in matching.iter().filter_map(|&g| r.first.get(g)) {
+                work += first.len().min(best.len()) as u64;
                 if first.len() <= best.len() {
                     for (k, &e) in first {
                         if let Some(b) = best.get_mut(k) {
@@ -261,6 +264,7 @@ impl Table {
                 }
             }
         }
+        crate::timings::work(crate::timings::Work::Suppressions, work);
         (hits, unchecked)
     }
 }

@@ -369,6 +369,7 @@ impl<'b, 'a> Index<'b, 'a> {
             BTreeMap::new();
         for &b in bundles {
             let v = b.parsed_version();
+            crate::timings::work(crate::timings::Work::Memberships, b.channels.len() as u64);
             for c in &b.channels {
                 listed.entry(c.value).or_default().push((b, v.clone()));
             }
