@@ -1921,3 +1921,336 @@ fn hostile_inputs_scale_near_linearly() {
         }
     }
 }
+
+// ------------------------------------------------------------------ scaling (issue #43)
+
+/// Work a phase counted (`OLMLINT_TIMINGS`: `work: upgrade-paths N, suggestions N, …`).
+fn counted_work(stderr: &str, name: &str) -> f64 {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.split("work: ").nth(1))
+        .unwrap_or_else(|| panic!("no work figures in {stderr}"));
+    line.split(", ")
+        .find_map(|part| part.strip_prefix(name)?.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {name} figure in {line}"))
+}
+
+/// One channel of `n` entries in a replaces chain, entry `i` (version 1.i.0) covering every
+/// older one with the common `skipRange: '<1.i.0'`: OLM111 made one edge per pair.
+fn skip_range_below(n: usize) -> String {
+    let entries: Vec<(String, Option<String>, Option<String>)> = (0..n)
+        .map(|i| {
+            (
+                format!("foo.v1.{i}.0"),
+                (i > 0).then(|| format!("foo.v1.{}.0", i - 1)),
+                (i > 0).then(|| format!("'<1.{i}.0'")),
+            )
+        })
+        .collect();
+    let entries: Vec<(String, Option<String>, Option<&str>)> = entries
+        .iter()
+        .map(|(n, r, s)| (n.clone(), r.clone(), s.as_deref()))
+        .collect();
+    let bundles: Vec<(String, String, String)> = (0..n)
+        .map(|i| (format!("foo.v1.{i}.0"), format!("1.{i}.0"), String::new()))
+        .collect();
+    yaml_package("foo", &entries, &bundles)
+}
+
+/// A name of `len` characters ending in `i`: long names all of one length.
+fn long_name(prefix: &str, i: usize, len: usize) -> String {
+    let tail = format!("-{i:08}");
+    format!(
+        "{prefix}{}{tail}",
+        "x".repeat(len - prefix.len() - tail.len())
+    )
+}
+
+/// One channel of `n` entries with 160-character names, each skipping a missing bundle of
+/// such a name: one OLM110 per missing name, each with a "did you mean" over every entry.
+fn long_missing_names(n: usize) -> String {
+    let mut s = String::from("---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n");
+    for i in 0..n {
+        s.push_str(&format!("  - name: {}\n", long_name("foo.v", i, 160)));
+        if i > 0 {
+            s.push_str(&format!(
+                "    replaces: {}\n",
+                long_name("foo.v", i - 1, 160)
+            ));
+        }
+        s.push_str(&format!("    skips: [{}]\n", long_name("gone.v", i, 160)));
+    }
+    for i in 0..n {
+        s.push_str(&format!("---\nschema: olm.bundle\npackage: foo\nname: {}\nimage: quay.io/x/foo:v1.{i}.0\nproperties:\n  - type: olm.package\n    value: {{packageName: foo, version: 1.{i}.0}}\n", long_name("foo.v", i, 160)));
+    }
+    s
+}
+
+/// A channel listing one entry `n + 1` times (`n` OLM103 findings, one per pointer), and a
+/// configuration suppressing every third one by its pointer under one file glob.
+fn suppressed_duplicates(n: usize) -> (String, String) {
+    let mut s = String::from("---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n");
+    for _ in 0..=n {
+        s.push_str("  - name: foo.v1.0.0\n");
+    }
+    s.push_str("---\nschema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage: quay.io/x/foo:v1\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 1.0.0}\n");
+    let mut c = String::from("suppress:\n");
+    for i in (1..=n).step_by(3) {
+        c.push_str(&format!("  - {{rule: OLM103, file: catalog/catalog.yaml, pointer: /entries/{i}/name, reason: r}}\n"));
+    }
+    (s, c)
+}
+
+/// An operator repository whose ci.yaml maps its basic template to catalog v4.18 in `n`
+/// identical `fbc.catalog_mapping` items; the template lists `n / 5` bundles, rendered in
+/// `catalogs/v4.18/op/catalog.yaml`. Written under `root`.
+fn duplicate_mappings(root: &Path, n: usize) {
+    let bundles = (n / 5).max(20);
+    let name = |i: usize| format!("op.v1.{i}.0");
+    let mut template = String::from("schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: op\n    defaultChannel: stable\n  - schema: olm.channel\n    package: op\n    name: stable\n    entries:\n");
+    let mut rendered = String::from("---\nschema: olm.package\nname: op\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: op\nname: stable\nentries:\n");
+    for i in 0..bundles {
+        let replaces = if i > 0 {
+            format!("\n        replaces: {}", name(i - 1))
+        } else {
+            String::new()
+        };
+        template.push_str(&format!("      - name: {}{replaces}\n", name(i)));
+        rendered.push_str(&format!(
+            "  - name: {}{}\n",
+            name(i),
+            replaces.replace("\n        ", "\n    ")
+        ));
+    }
+    for i in 0..bundles {
+        template.push_str(&format!(
+            "  - schema: olm.bundle\n    image: quay.io/x/op-bundle:v1.{i}.0\n"
+        ));
+        rendered.push_str(&format!("---\nschema: olm.bundle\npackage: op\nname: {}\nimage: quay.io/x/op-bundle:v1.{i}.0\nproperties:\n  - type: olm.package\n    value: {{packageName: op, version: 1.{i}.0}}\n", name(i)));
+    }
+    let item =
+        "  - template_name: basic.yaml\n    type: olm.template.basic\n    catalog_names: [v4.18]\n";
+    write(
+        &root.join("operators/op/ci.yaml"),
+        format!(
+            "fbc:\n  enabled: true\n  catalog_mapping:\n{}",
+            item.repeat(n)
+        ),
+    );
+    write(
+        &root.join("operators/op/catalog-templates/basic.yaml"),
+        template,
+    );
+    write(&root.join("catalogs/v4.18/op/catalog.yaml"), rendered);
+}
+
+/// `bundles` registry+v1 bundle directories of operator `op` (a replaces chain), each listing
+/// `channels` channels in `channels.v1`. Written under `root`.
+fn many_memberships(root: &Path, bundles: usize, channels: usize) {
+    let list: Vec<String> = (0..channels).map(|c| format!("c{c}")).collect();
+    let list = list.join(",");
+    write(
+        &root.join("operators/op/ci.yaml"),
+        "updateGraph: replaces-mode\nreviewers:\n  - someone\n",
+    );
+    for i in 0..bundles {
+        let v = format!("1.{i}.0");
+        let replaces = if i > 0 {
+            format!("  replaces: op.v1.{}.0\n", i - 1)
+        } else {
+            String::new()
+        };
+        write(
+            &root.join(format!("operators/op/{v}/manifests/op.clusterserviceversion.yaml")),
+            format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: op.v{v}\nspec:\n  displayName: op\n  version: {v}\n{replaces}  installModes:\n  - type: AllNamespaces\n    supported: true\n"),
+        );
+        write(
+            &root.join(format!("operators/op/{v}/metadata/annotations.yaml")),
+            format!("annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: op\n  operators.operatorframework.io.bundle.channels.v1: {list}\n  operators.operatorframework.io.bundle.channel.default.v1: c0\n"),
+        );
+    }
+}
+
+/// A run of `setup` with timings on: exit 0 or 1 and a JSON report (which is returned), the
+/// lower peak RSS of two runs.
+fn measured_run(name: &str, setup: &mut Setup) -> (Run, serde_json::Value) {
+    setup.timings = true;
+    let mut run = run_binary(setup, TIMEOUT);
+    assert!(
+        matches!(run.exit, Exit::Code(0 | 1)),
+        "{name}: {:?} ({})",
+        run.exit,
+        run.stderr
+    );
+    let report = serde_json::from_slice::<serde_json::Value>(&run.stdout)
+        .unwrap_or_else(|e| panic!("{name}: report does not parse: {e}"));
+    let again = run_binary(setup, TIMEOUT);
+    run.max_rss_kib = run.max_rss_kib.min(again.max_rss_kib).or(run.max_rss_kib);
+    (run, report)
+}
+
+/// How many findings of `rule` a JSON report lists.
+fn count_rule(report: &serde_json::Value, rule: &str) -> usize {
+    report["diagnostics"]
+        .as_array()
+        .map_or(0, |a| a.iter().filter(|d| d["rule"] == rule).count())
+}
+
+/// The quadratic phases of issue #43 at 1× and 10× their input: the work each counts grows
+/// at most 15× (it grew 10× here; the old code made 100× the pairs, or ran out of time or
+/// memory first: OLM111 over 20 000 `skipRange: '<version'` entries took 3.3 GB, the
+/// suggestions for 1 000 long names 2 minutes, the suppress entries and the duplicate
+/// mappings at 10× took over 20 s), and peak memory at most 15×.
+#[test]
+fn issue43_phases_scale_near_linearly() {
+    let _alone = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    type Generator = fn(&Path, usize) -> Setup;
+    let cases: [(&str, &str, Generator, usize); 4] = [
+        (
+            "olm111-skip-range-below",
+            "upgrade-paths",
+            |dir, n| {
+                write(&dir.join("catalog/catalog.yaml"), skip_range_below(n));
+                generated(dir, None)
+            },
+            2_000,
+        ),
+        (
+            "did-you-mean-long-names",
+            "suggestions",
+            |dir, n| {
+                write(&dir.join("catalog/catalog.yaml"), long_missing_names(n));
+                generated(dir, None)
+            },
+            400,
+        ),
+        (
+            "suppress-entries",
+            "suppressions",
+            |dir, n| {
+                let (catalog, config) = suppressed_duplicates(n);
+                write(&dir.join("catalog/catalog.yaml"), catalog);
+                generated(dir, Some(&config))
+            },
+            3_000,
+        ),
+        (
+            "duplicate-mappings",
+            "mappings",
+            |dir, n| {
+                duplicate_mappings(&dir.join("catalog"), n);
+                generated(dir, None)
+            },
+            1_000,
+        ),
+    ];
+    for (name, counter, generate, n) in cases {
+        let mut work = Vec::new();
+        let mut peaks = Vec::new();
+        for scale in [1, 10] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut setup = generate(dir.path(), n * scale);
+            let (run, report) = measured_run(name, &mut setup);
+            println!(
+                "{name} ×{scale}: {} B in, {:?} KiB peak, {} work",
+                setup.input,
+                run.max_rss_kib,
+                counted_work(&run.stderr, counter)
+            );
+            if name == "duplicate-mappings" {
+                // The duplicates are reported once, however many there are.
+                assert_eq!(count_rule(&report, "OLM905"), 1, "{name} ×{scale}");
+            }
+            work.push(counted_work(&run.stderr, counter));
+            peaks.push(run.max_rss_kib);
+        }
+        assert!(
+            work[1] <= 15.0 * work[0] + 1_000.0,
+            "{name}: {counter} work {} then {} for 10× the input",
+            work[0],
+            work[1]
+        );
+        if let (Some(a), Some(b)) = (peaks[0], peaks[1]) {
+            assert!(
+                b <= 15 * a,
+                "{name}: peak memory grew from {a} to {b} KiB for 10× the input"
+            );
+        }
+    }
+}
+
+/// Channel memberships are bounded: ten times the channels on each of 400 bundle directories
+/// (60 → 600) leaves the modelled memberships and the peak memory about where they were, and
+/// each bundle over the bound is one OLM001 finding. Every membership used to be modelled
+/// (~600 bytes for a few bytes of input: 5 000 channels on 1 000 bundles took 3.2 GB).
+#[test]
+fn issue43_channel_memberships_are_bounded() {
+    let _alone = MEASURING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let bundles = 400;
+    let mut work = Vec::new();
+    let mut peaks = Vec::new();
+    for channels in [60, 600] {
+        let dir = tempfile::tempdir().unwrap();
+        many_memberships(&dir.path().join("catalog"), bundles, channels);
+        let mut setup = generated(dir.path(), None);
+        let (run, report) = measured_run("channel-memberships", &mut setup);
+        let over = count_rule(&report, "OLM001");
+        println!(
+            "channel-memberships ×{channels}: {} B in, {:?} KiB peak, {over} OLM001",
+            setup.input, run.max_rss_kib
+        );
+        assert_eq!(over, if channels > 64 { bundles } else { 0 });
+        work.push(counted_work(&run.stderr, "memberships"));
+        peaks.push(run.max_rss_kib);
+    }
+    assert!(
+        work[1] <= 1.5 * work[0],
+        "memberships modelled: {} then {} for 10× the channels",
+        work[0],
+        work[1]
+    );
+    if let (Some(a), Some(b)) = (peaks[0], peaks[1]) {
+        assert!(
+            b <= 2 * a + 20_000,
+            "peak memory grew from {a} to {b} KiB for 10× the channels"
+        );
+    }
+}
+
+/// A `suppress:` or `ignore:` glob beyond globset's limits (alternates nested 300 deep)
+/// panicked inside globset (exit 2 with a backtrace): it is a configuration mistake
+/// (OLM011), reported as such.
+#[test]
+fn nested_brace_glob_is_a_config_finding_not_a_panic() {
+    let mut glob = String::from("catalog.yaml");
+    for i in 0..300 {
+        glob = format!("{{x{i},{glob}}}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("catalog/catalog.yaml"), VALID_YAML);
+    let config = format!(
+        "suppress:\n  - {{rule: OLM103, file: '{glob}', reason: r}}\nignore:\n  - '{glob}'\n"
+    );
+    let setup = generated(dir.path(), Some(&config));
+    let run = run_binary(&setup, TIMEOUT);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    // A configuration mistake stops the run with exit 2 and reports only OLM011.
+    assert!(matches!(run.exit, Exit::Code(2)), "{:?}", run.exit);
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let mistakes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "OLM011")
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert_eq!(mistakes.len(), 2, "{mistakes:?}");
+    assert!(
+        mistakes.iter().all(|m| m.contains("too complex")),
+        "{mistakes:?}"
+    );
+}
