@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Hostile-input scaling benchmark (issue #28): each generator of bench/hostile_gen.py at N and
-# 10N; prints CPU seconds, peak RSS and report size, and the 10N/N ratios (near-linear: about
-# 10, bounded: about 1). Not a test: timings vary with the machine. Needs python3.
+# Hostile-input scaling benchmark (issues #28 and #43): each generator of bench/hostile_gen.py
+# at N and 10N; prints CPU seconds, peak RSS and report size, and the 10N/N ratios
+# (near-linear: about 10, bounded: about 1). Not a test: timings vary with the machine. Needs
+# python3.
 #   bench/hostile.sh            (writes scratch data under target/bench/hostile)
+#   OLMLINT_BIN=path bench/hostile.sh   (measures that binary instead of building this tree)
+#   ONLY='olm111|suggest' bench/hostile.sh   (only the cases matching a regular expression)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked -q --bin olmlint
-bin=$PWD/target/release/olmlint
+if [ -n "${OLMLINT_BIN:-}" ]; then
+  bin=$OLMLINT_BIN
+else
+  cargo build --release --locked -q --bin olmlint
+  bin=$PWD/target/release/olmlint
+fi
 work=target/bench/hostile
 mkdir -p "$work"
 
-# class variant N [extra args...]
+# class variant N [k=K] [extra args...]   (k: the generator's --k, default 1000)
 cases=(
   "chain version 1000"
   "chain two 500"
@@ -25,12 +32,25 @@ cases=(
   "skiprange alias 100"
   "fixes olm212 4000"
   "fixes json1 4000"
+  "olm111 lt 2000"
+  "olm111 dirs 1000"
+  "suggest skips 1000"
+  "suggest package 1000"
+  "suppress pointer 3000"
+  "suppress globs 3000"
+  "mapping dup 1000"
+  "mapping names 1000"
+  "members dirs 100 k=5000"
+  "members semver 100 k=5000"
 )
 
 run() { # dir args... -> "cpu_seconds rss_mb report_bytes exit"
   local dir=$1; shift
   local code=0
-  /usr/bin/time -o "$work/time.txt" -f "%U %S %M" timeout 120 "$bin" lint --no-config -f json "$@" "$dir" \
+  # A generator that writes a configuration (suppress) is linted with it.
+  local config=(--no-config)
+  [ -f "$dir/.olmlint.yaml" ] && config=(--config "$dir/.olmlint.yaml")
+  /usr/bin/time -o "$work/time.txt" -f "%U %S %M" timeout 120 "$bin" lint "${config[@]}" -f json "$@" "$dir" \
     >"$work/out.json" 2>/dev/null || code=$?
   # (GNU time writes "Command exited with non-zero status N" first when the exit code is not 0.)
   read -r u s m < <(tail -n 1 "$work/time.txt") || true
@@ -39,11 +59,17 @@ run() { # dir args... -> "cpu_seconds rss_mb report_bytes exit"
 
 printf '| case | N | CPU s | RSS MB | report B | 10N CPU s | 10N RSS MB | 10N report B | ratios (CPU, RSS, report) |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n'
 for c in "${cases[@]}"; do
+  [[ -n ${ONLY:-} && ! $c =~ $ONLY ]] && continue
   read -r cls variant n extra <<<"$c"
+  k=1000
+  if [[ $extra == k=* ]]; then
+    read -r k extra <<<"$extra"
+    k=${k#k=}
+  fi
   small="$work/$cls-$variant-$n"
   big="$work/$cls-$variant-$((n * 10))"
-  python3 bench/hostile_gen.py "$cls" "$n" "$small" --variant "$variant" --k 1000
-  python3 bench/hostile_gen.py "$cls" "$((n * 10))" "$big" --variant "$variant" --k 1000
+  python3 bench/hostile_gen.py "$cls" "$n" "$small" --variant "$variant" --k "$k"
+  python3 bench/hostile_gen.py "$cls" "$((n * 10))" "$big" --variant "$variant" --k "$k"
   read -r c1 r1 o1 e1 <<<"$(run "$small" $extra)"
   read -r c2 r2 o2 e2 <<<"$(run "$big" $extra)"
   ratios=$(awk "BEGIN{printf \"%.1f, %.1f, %.1f\", ($c2+0.01)/($c1+0.01), $r2/$r1, $o2/$o1}")

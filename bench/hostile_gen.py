@@ -4,7 +4,7 @@
 Usage:  python3 gen.py CLASS N OUTDIR [--variant V] [--k K]
 
 Every command writes OUTDIR/catalog.yaml (or catalog.json) - a file-based catalog - replacing
-OUTDIR. Run the linter with e.g.
+OUTDIR; the classes olm111 dirs, suppress, mapping and members write a directory tree. Run the linter with e.g.
     target/release/olmlint lint --no-config -f json OUTDIR
 (class `chain` variants gvk/absent need --closed-world; bench/hostile.sh knows the flags).
 
@@ -45,6 +45,27 @@ Classes and variants (default variant first):
               plain   : same but the text repeated literally (no aliases) - for comparison
               half    : like alias but only the first N/2 entries; lint it with
                         `--baseline DIR_OF_alias_N` (OLM70x removed-bundle check)
+  olm111    OLM111 (upgrade paths to the head) over skipRange '<version': N entries in one replaces
+            chain, each entry's skipRange covering every older version
+              lt      : one FBC channel (YAML)
+              dirs    : N registry+v1 bundle directories of one operator (lint OUTDIR/operators)
+  suggest   "did you mean" suggestions: N long names missing, N long names known (same length)
+              skips   : one channel of N entries, each skipping a missing bundle (OLM110 hints)
+              package : N packages, and N channels of N other packages that do not exist
+  suppress  N findings (OLM103: a channel listing one entry N+1 times, one file) and a
+            `.olmlint.yaml` with N/3 `suppress:` entries, one per third finding (lint with
+            --config OUTDIR/.olmlint.yaml)
+              pointer : one file glob, one entry per pointer
+              globs   : a different glob per entry, every one matching the catalog file
+  mapping   a template repository: operators/op/ci.yaml maps one basic template to catalog v4.18
+            N times (duplicate fbc.catalog_mapping items); the template lists N/5 bundles,
+            rendered in catalogs/v4.18/op/catalog.yaml
+              dup     : N identical items
+              names   : one item whose catalog_names lists v4.18 N times
+  members   channel memberships: N registry+v1 bundle directories of one operator, each listing
+            K channels in channels.v1 (--k)
+              dirs    : replaces-mode
+              semver  : semver-mode
   fixes     N fixable findings
               olm212  : olm.constraint values with key `GVK` (OLM212 key case), 100 per bundle
               olm209  : olm.package.required values with `version:` instead of versionRange
@@ -282,6 +303,134 @@ def gen_fixes(n, variant, k):
     return "".join(out)
 
 
+def csv_doc(name, version, replaces=None, skip_range=None):
+    s = ["apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n"
+         f"  name: {name}\n"]
+    if skip_range:
+        s.append(f"  annotations:\n    olm.skipRange: '{skip_range}'\n")
+    s.append(f"spec:\n  displayName: x\n  version: {version}\n")
+    if replaces:
+        s.append(f"  replaces: {replaces}\n")
+    s.append("  installModes:\n  - type: AllNamespaces\n    supported: true\n")
+    return "".join(s)
+
+
+def annotations_doc(package, channels, default):
+    return ("annotations:\n"
+            "  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n"
+            "  operators.operatorframework.io.bundle.manifests.v1: manifests/\n"
+            "  operators.operatorframework.io.bundle.metadata.v1: metadata/\n"
+            f"  operators.operatorframework.io.bundle.package.v1: {package}\n"
+            f"  operators.operatorframework.io.bundle.channels.v1: {channels}\n"
+            f"  operators.operatorframework.io.bundle.channel.default.v1: {default}\n")
+
+
+def bundle_dirs(op, n, mode, channels="stable", skip_range=False):
+    files = {f"operators/{op}/ci.yaml": f"updateGraph: {mode}\nreviewers:\n  - someone\n"}
+    for i in range(n):
+        v = f"1.{i}.0"
+        name = f"{op}.v{v}"
+        replaces = f"{op}.v1.{i - 1}.0" if i and mode == "replaces-mode" else None
+        files[f"operators/{op}/{v}/manifests/{op}.clusterserviceversion.yaml"] = csv_doc(
+            name, v, replaces, f"<{v}" if skip_range else None)
+        files[f"operators/{op}/{v}/metadata/annotations.yaml"] = annotations_doc(
+            op, channels, channels.split(",")[0])
+    return files
+
+
+def gen_olm111(n, variant, k):
+    if variant == "dirs":
+        return bundle_dirs("foo", n, "replaces-mode", skip_range=True)
+    if variant != "lt":
+        raise SystemExit(f"unknown variant {variant}")
+    names = [f"foo.v1.{i}.0" for i in range(n)]
+    entries = [{"name": names[0]}] + [
+        {"name": names[i], "replaces": names[i - 1], "skipRange": f"'<1.{i}.0'"} for i in range(1, n)]
+    out = [pkg("foo") + channel("foo", entries)]
+    out += [bundle("foo", names[i], f"1.{i}.0") for i in range(n)]
+    return "".join(out)
+
+
+def long_name(prefix, i, length=160):
+    tail = f"-{i:08d}"
+    return prefix + "x" * (length - len(prefix) - len(tail)) + tail
+
+
+def gen_suggest(n, variant, k):
+    if variant == "skips":
+        names = [long_name("foo.v", i) for i in range(n)]
+        out = [pkg("foo"), "---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n"]
+        for i in range(n):
+            out.append(f"  - name: {names[i]}\n")
+            if i:
+                out.append(f"    replaces: {names[i - 1]}\n")
+            out.append(f"    skips: [{long_name('gone.v', i)}]\n")
+        out += [bundle("foo", names[i], f"1.{i}.0") for i in range(n)]
+        return "".join(out)
+    if variant == "package":
+        out = []
+        for i in range(n):
+            p = long_name("pkg", i, 100)
+            out.append(simple_package(p))
+            out.append(f"---\nschema: olm.channel\npackage: {long_name('nop', i, 100)}\nname: stable\n"
+                       f"entries:\n  - name: x.v1.0.0\n")
+        return "".join(out)
+    raise SystemExit(f"unknown variant {variant}")
+
+
+def gen_suppress(n, variant, k):
+    cat = [pkg("foo") + "---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n"]
+    cat += ["  - name: foo.v1.0.0\n"] * (n + 1)
+    cat.append(bundle("foo", "foo.v1.0.0", "1.0.0"))
+    cfg = ["suppress:\n"]
+    for i in range(1, n + 1, 3):
+        if variant == "pointer":
+            glob = "catalog.yaml"
+        elif variant == "globs":
+            glob = f"{{catalog,c{i}}}.yaml"
+        else:
+            raise SystemExit(f"unknown variant {variant}")
+        cfg.append(f"  - {{rule: OLM103, file: '{glob}', pointer: /entries/{i}/name, reason: r}}\n")
+    return {"catalog.yaml": "".join(cat), ".olmlint.yaml": "".join(cfg)}
+
+
+def gen_mapping(n, variant, k):
+    bundles = max(20, n // 5)
+    names = [f"op.v1.{i}.0" for i in range(bundles)]
+    entries = [{"name": names[0]}] + [{"name": names[i], "replaces": names[i - 1]} for i in range(1, bundles)]
+    image = "quay.io/x/op-bundle:v1.{}.0"
+    tpl = ["schema: olm.template.basic\nentries:\n",
+           "  - schema: olm.package\n    name: op\n    defaultChannel: stable\n",
+           "  - schema: olm.channel\n    package: op\n    name: stable\n    entries:\n"]
+    for e in entries:
+        tpl.append(f"      - name: {e['name']}\n")
+        if "replaces" in e:
+            tpl.append(f"        replaces: {e['replaces']}\n")
+    tpl += [f"  - schema: olm.bundle\n    image: {image.format(i)}\n" for i in range(bundles)]
+    rendered = [pkg("op") + channel("op", entries)]
+    for i in range(bundles):
+        rendered.append(f"---\nschema: olm.bundle\npackage: op\nname: {names[i]}\nimage: {image.format(i)}\n"
+                        f"properties:\n  - type: olm.package\n    value: {{packageName: op, version: 1.{i}.0}}\n")
+    item = "  - template_name: basic.yaml\n    type: olm.template.basic\n    catalog_names: [{}]\n"
+    if variant == "dup":
+        items = [item.format("v4.18")] * n
+    elif variant == "names":
+        items = [item.format(", ".join(["v4.18"] * n))]
+    else:
+        raise SystemExit(f"unknown variant {variant}")
+    ci = "fbc:\n  enabled: true\n  catalog_mapping:\n" + "".join(items)
+    return {"operators/op/ci.yaml": ci,
+            "operators/op/catalog-templates/basic.yaml": "".join(tpl),
+            "catalogs/v4.18/op/catalog.yaml": "".join(rendered)}
+
+
+def gen_members(n, variant, k):
+    mode = {"dirs": "replaces-mode", "semver": "semver-mode"}.get(variant)
+    if mode is None:
+        raise SystemExit(f"unknown variant {variant}")
+    return bundle_dirs("op", n, mode, channels=",".join(f"c{j}" for j in range(k)))
+
+
 CLASSES = {
     "chain": (gen_chain, "version"),
     "keys": (gen_keys, "pkg"),
@@ -289,6 +438,11 @@ CLASSES = {
     "replaces": (gen_replaces, "bar"),
     "skiprange": (gen_skiprange, "alias"),
     "fixes": (gen_fixes, "olm212"),
+    "olm111": (gen_olm111, "lt"),
+    "suggest": (gen_suggest, "skips"),
+    "suppress": (gen_suppress, "pointer"),
+    "mapping": (gen_mapping, "dup"),
+    "members": (gen_members, "dirs"),
 }
 
 
@@ -302,12 +456,19 @@ def main():
     a = ap.parse_args()
     fn, default = CLASSES[a.cls]
     res = fn(a.n, a.variant or default, a.k)
-    ext, text = res if isinstance(res, tuple) else ("yaml", res)
+    if isinstance(res, dict):
+        files = res
+    else:
+        ext, text = res if isinstance(res, tuple) else ("yaml", res)
+        files = {f"catalog.{ext}": text}
     if os.path.isdir(a.outdir):
         shutil.rmtree(a.outdir)
     os.makedirs(a.outdir)
-    with open(os.path.join(a.outdir, f"catalog.{ext}"), "w") as f:
-        f.write(text)
+    for rel, text in files.items():
+        path = os.path.join(a.outdir, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":
