@@ -658,17 +658,7 @@ fn lint(args: LintArgs) -> i32 {
         let _ = out.write_all(text.as_bytes());
     }
     if format == Format::Github {
-        if let Some(p) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-            let md = github::step_summary(&report);
-            let res = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&p)
-                .and_then(|mut f| f.write_all(md.as_bytes()));
-            if let Err(e) = res {
-                eprintln!("olmlint: cannot append to GITHUB_STEP_SUMMARY: {e}");
-            }
-        }
+        append_step_summary(|| github::step_summary(&report));
     }
     if !args.quiet {
         for n in &outcome.notes {
@@ -709,7 +699,7 @@ fn plan_change(
     let Some(git_ref) = &args.changed_since else {
         if args.only_files {
             opts.only_files
-                .retain(|f| f.is_file() || crate::load::walk::leaves_repository(f));
+                .retain(|f| f.is_file() || crate::io::leaves_repository(f));
             if opts.only_files.is_empty() {
                 return Err(nothing_changed(args, ""));
             }
@@ -841,17 +831,7 @@ fn early_report(args: &LintArgs, diags: Vec<Diagnostic>, step_summary: Option<St
         let _ = std::io::stdout().lock().write_all(text.as_bytes());
     }
     if format == Format::Github {
-        if let Some(p) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) {
-            let md = step_summary.unwrap_or_else(|| github::step_summary(&report));
-            let res = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&p)
-                .and_then(|mut f| f.write_all(md.as_bytes()));
-            if let Err(e) = res {
-                eprintln!("olmlint: cannot append to GITHUB_STEP_SUMMARY: {e}");
-            }
-        }
+        append_step_summary(|| step_summary.unwrap_or_else(|| github::step_summary(&report)));
     }
     let threshold = args.fail_on.threshold();
     i32::from(threshold.is_some_and(|t| diags.iter().any(|d| d.severity >= t)))
@@ -1054,6 +1034,7 @@ fn graph(args: &GraphArgs) -> i32 {
         }),
         config: args.config.clone(),
         no_config: args.no_config,
+        exiting: true,
     };
     let drawn = match crate::graph_command::draw(&req) {
         Ok(d) => d,
@@ -1201,6 +1182,22 @@ fn fix_in_place(
 }
 
 /// An error line on stderr; it may quote catalog text or names a pull request chose.
+/// `-f github`: the job summary (made only when the runner names `$GITHUB_STEP_SUMMARY`)
+/// appended to that file.
+fn append_step_summary(markdown: impl FnOnce() -> String) {
+    let Some(p) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let res = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&p)
+        .and_then(|mut f| f.write_all(markdown().as_bytes()));
+    if let Err(e) = res {
+        say(&format!("cannot append to GITHUB_STEP_SUMMARY: {e}"));
+    }
+}
+
 fn say(message: &str) {
     eprintln!("olmlint: {}", crate::report::terminal_safe(message, false));
 }

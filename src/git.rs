@@ -287,21 +287,7 @@ impl Since {
     /// files now or links out of the repository (reported, never read).
     pub fn changed_files(&self) -> Result<Vec<PathBuf>, Error> {
         let what = format!("listing the files changed since {}", self.name);
-        // `--no-renames`: a file moved to another catalog changed both.
-        let mut files = self.repo.listed(
-            &what,
-            &[
-                "diff",
-                "-z",
-                "--name-only",
-                "--no-renames",
-                "--no-ext-diff",
-                "--diff-filter=ACMT",
-                "--end-of-options",
-                &self.commit,
-                "--",
-            ],
-        )?;
+        let mut files = self.diff_names(&what, "--diff-filter=ACMT")?;
         files.extend(self.repo.listed(
             &what,
             &["ls-files", "-z", "--others", "--exclude-standard", "--"],
@@ -309,7 +295,7 @@ impl Since {
         let top = &self.repo.top;
         files.retain(|p| {
             let link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
-            p.is_file() || (link && crate::load::walk::leaves(p, top))
+            p.is_file() || (link && !crate::io::confined(top, p))
         });
         files.sort();
         files.dedup();
@@ -320,24 +306,30 @@ impl Since {
     /// change removed (a package's catalog file, say) is part of what it changed.
     pub fn deleted_files(&self) -> Result<Vec<PathBuf>, Error> {
         let what = format!("listing the files deleted since {}", self.name);
-        let mut files = self.repo.listed(
-            &what,
+        let mut files = self.diff_names(&what, "--diff-filter=D")?;
+        files.retain(|p| !p.is_file());
+        files.sort();
+        files.dedup();
+        Ok(files)
+    }
+
+    /// The paths `git diff REF` names with `filter` (`--diff-filter=…`), against the work
+    /// tree. `--no-renames`: a file moved to another catalog changed both.
+    fn diff_names(&self, what: &str, filter: &str) -> Result<Vec<PathBuf>, Error> {
+        self.repo.listed(
+            what,
             &[
                 "diff",
                 "-z",
                 "--name-only",
                 "--no-renames",
                 "--no-ext-diff",
-                "--diff-filter=D",
+                filter,
                 "--end-of-options",
                 &self.commit,
                 "--",
             ],
-        )?;
-        files.retain(|p| !p.is_file());
-        files.sort();
-        files.dedup();
-        Ok(files)
+        )
     }
 
     /// `path` (a directory of the work tree) as it was at REF; `None` when it held no file

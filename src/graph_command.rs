@@ -32,6 +32,10 @@ pub struct Request {
     pub collapse: usize,
     pub config: Option<PathBuf>,
     pub no_config: bool,
+    /// The process exits after this request (the command line): the models are not freed
+    /// ([`lint::Options::exiting`]). Never set by a caller that lives on (a fuzz target, a
+    /// server).
+    pub exiting: bool,
 }
 
 /// Runs of this many plain bundles are folded by default in drawings.
@@ -58,7 +62,7 @@ fn options(req: &Request, paths: Vec<PathBuf>) -> lint::Options {
         config: req.config.clone(),
         no_config: req.no_config,
         graph: Some(req.filter.clone()),
-        exiting: true,
+        exiting: req.exiting,
         ..Default::default()
     }
 }
@@ -134,10 +138,7 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
         .deleted_files()
         .map(|f| crate::git::catalog_files_under(f, &req.paths))
         .map_err(failed)?;
-    for link in changed
-        .iter()
-        .filter(|f| crate::load::walk::leaves_repository(f))
-    {
+    for link in changed.iter().filter(|f| crate::io::leaves_repository(f)) {
         eprintln!(
             "olmlint: warning: {}: symbolic link (or a directory on its path) to a target outside the repository; not read",
             crate::report::terminal_safe(&crate::load::display_path(link), false)

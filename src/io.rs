@@ -134,31 +134,44 @@ pub fn repository_of(dir: &Path) -> PathBuf {
 
 /// Whether the real path of `path` (every symbolic link on the way resolved) is inside
 /// `root`, a canonical directory. A path that does not exist yet is judged by its directory's
-/// real path; a dangling or looping link is never inside. The one test for "this file, which
-/// the repository named or linked, stays in the repository".
+/// real path, a dangling link by where it points; a looping link is never inside. The one
+/// test for "this file, which the repository named or linked, stays in the repository".
 pub fn confined(root: &Path, path: &Path) -> bool {
     real_path(path).is_some_and(|r| r.starts_with(root))
 }
 
-/// [`std::fs::canonicalize`], extended to a path whose last components do not exist yet.
+/// [`std::fs::canonicalize`], extended to a path that does not exist (yet): its missing
+/// last components are judged by the real path of the directory holding them, and a dangling
+/// link by where it points (hop by hop, as many hops as the kernel follows). A looping link,
+/// or one whose directory cannot be resolved, leads nowhere known.
 fn real_path(path: &Path) -> Option<PathBuf> {
-    match std::fs::canonicalize(path) {
-        Ok(p) => Some(p),
-        // It exists (a dangling or looping link, an unreadable directory): where it leads is
-        // not known.
+    real_path_hops(path, 40)
+}
+
+fn real_path_hops(path: &Path, hops: u32) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let name = path.file_name()?;
+    let dir = real_path_hops(parent_or_dot(path), hops)?;
+    match std::fs::read_link(path) {
+        // A dangling link: where it points, from the real directory holding it.
+        Ok(target) if hops > 0 => real_path_hops(&lexical(&dir, &target), hops - 1),
+        Ok(_) => None,
+        // It exists but is no link (an unreadable directory on the way): not known.
         Err(_) if std::fs::symlink_metadata(path).is_ok() => None,
-        Err(_) => {
-            let name = path.file_name()?;
-            Some(real_path(parent_or_dot(path))?.join(name))
-        }
+        Err(_) => Some(dir.join(name)),
     }
 }
 
-/// Whether `path`, given to olmlint (on the command line, or by a script running in the
-/// checkout), lies as written inside the repository holding the current directory
-/// ([`repository_of`]) while its real path leaves it: a symbolic link the repository
-/// planted, which a pull request controls. A path written outside the repository (`/tmp/x`,
-/// `../other`) is the user's own choice and is not judged.
+/// Whether `path`, given to olmlint (on the command line, a changed file of
+/// `--changed-since`/`--only-files`, a script running in the checkout), lies as written in a
+/// repository while its real path (every symbolic link on the way resolved) leaves it: a link
+/// the repository planted, which a pull request controls. The repository is the nearest
+/// directory above the path, as written, that holds `.git` and is reached through no link (a
+/// committed link to another checkout on the runner never becomes the boundary); without one,
+/// the directory olmlint runs in when it holds the path as written. A path in no repository
+/// and outside the current directory (`/tmp/x`) is the user's own choice and is not judged.
 pub fn leaves_repository(path: &Path) -> bool {
     let Some(cwd) = std::env::current_dir()
         .ok()
@@ -166,8 +179,16 @@ pub fn leaves_repository(path: &Path) -> bool {
     else {
         return false;
     };
-    let repo = repository_of(&cwd);
-    lexical(&cwd, path).starts_with(&repo) && !confined(&repo, path)
+    // Found along the path as named; the path itself resolved as the system opens it
+    // (`link/..` is the link target's parent, not the link's).
+    let abs = lexical(&cwd, path);
+    let repository = abs
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join(".git").exists() && std::fs::canonicalize(d).is_ok_and(|c| c == *d))
+        .map(Path::to_path_buf)
+        .or_else(|| abs.starts_with(&cwd).then(|| cwd.clone()));
+    repository.is_some_and(|r| !confined(&r, &cwd.join(path)))
 }
 
 /// [`leaves_repository`] as an error; the caller names the path as given (never where the
@@ -324,11 +345,16 @@ mod tests {
         std::os::unix::fs::symlink("/", root.join("up")).unwrap();
         std::os::unix::fs::symlink("a", root.join("same")).unwrap();
         std::os::unix::fs::symlink("missing", root.join("dangling")).unwrap();
+        std::os::unix::fs::symlink("/no/such/place", root.join("dangling-out")).unwrap();
+        std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
         assert!(confined(&root, &root.join("a/new/deeper.json")));
         assert!(confined(&root, &root.join("same/x")));
         assert!(!confined(&root, &root.join("up/etc")));
         assert!(!confined(&root, &root.join("up/no/such")));
-        assert!(!confined(&root, &root.join("dangling")));
+        // A dangling link is judged by where it points; a loop leads nowhere known.
+        assert!(confined(&root, &root.join("dangling")));
+        assert!(!confined(&root, &root.join("dangling-out")));
+        assert!(!confined(&root, &root.join("loop")));
         assert!(!confined(&root, &root.join("../x")));
     }
 
@@ -360,5 +386,26 @@ mod tests {
             .unwrap()
             .file_type()
             .is_symlink());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn paths_that_leave_through_a_link_are_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(tmp.path()).unwrap();
+        let (repo, outside) = (base.join("repo"), base.join("outside"));
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("f.yaml"), "").unwrap();
+        std::fs::write(repo.join("ok.yaml"), "").unwrap();
+        std::os::unix::fs::symlink(outside.join("f.yaml"), repo.join("l.yaml")).unwrap();
+        std::os::unix::fs::symlink(&outside, repo.join("d")).unwrap();
+        std::os::unix::fs::symlink("ok.yaml", repo.join("in.yaml")).unwrap();
+        for out in ["l.yaml", "d/f.yaml", "d/missing.yaml", "d/../x.yaml"] {
+            assert!(!confined(&repo, &repo.join(out)), "{out}");
+        }
+        for inside in ["ok.yaml", "in.yaml", "missing/x.yaml"] {
+            assert!(confined(&repo, &repo.join(inside)), "{inside}");
+        }
     }
 }

@@ -25,19 +25,16 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
     // link out of it is not walked: a pull request controls the links, and what is walked is
     // quoted into public reports. The finding names the path as given, never the target.
     if let Err(message) = crate::io::refuse_leaving(root) {
-        problems.push(IoProblem {
-            display: display_path(root),
-            message,
-        });
+        problems.push(IoProblem::link(display_path(root), message));
         return;
     }
     let meta = match std::fs::metadata(root) {
         Ok(m) => m,
         Err(e) => {
-            problems.push(IoProblem {
-                display: display_path(root),
-                message: format!("cannot read: {e}"),
-            });
+            problems.push(IoProblem::unreadable(
+                display_path(root),
+                format!("cannot read: {e}"),
+            ));
             return;
         }
     };
@@ -47,10 +44,10 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink())
             && !link_stays_in_directory(root)
         {
-            problems.push(IoProblem {
-                display: display_path(root),
-                message: "symbolic link to a target outside its directory; not read".into(),
-            });
+            problems.push(IoProblem::link(
+                display_path(root),
+                "symbolic link to a target outside its directory; not read".into(),
+            ));
             return;
         }
         let role = root
@@ -107,10 +104,10 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                problems.push(IoProblem {
-                    display: display_path(root),
-                    message: format!("walk error: {e}"),
-                });
+                problems.push(IoProblem::unreadable(
+                    display_path(root),
+                    format!("walk error: {e}"),
+                ));
                 continue;
             }
         };
@@ -185,10 +182,10 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
                 .zip(std::fs::canonicalize(path).ok())
                 .is_some_and(|(root, target)| !target.starts_with(root));
             if outside {
-                problems.push(IoProblem {
-                    display: display_path(path),
-                    message: "symbolic link to a target outside the catalog; not read".into(),
-                });
+                problems.push(IoProblem::link(
+                    display_path(path),
+                    "symbolic link to a target outside the catalog; not read".into(),
+                ));
                 continue;
             }
         }
@@ -196,10 +193,10 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             Ok(m) if m.is_file() => m.len(),
             Ok(_) => continue,
             Err(e) => {
-                problems.push(IoProblem {
-                    display: display_path(path),
-                    message: format!("cannot read: {e}"),
-                });
+                problems.push(IoProblem::unreadable(
+                    display_path(path),
+                    format!("cannot read: {e}"),
+                ));
                 continue;
             }
         };
@@ -304,12 +301,9 @@ impl IndexIgnores {
     fn read(&self, dir: &Path) -> Option<ignore::gitignore::Gitignore> {
         let file = dir.join(".indexignore");
         let meta = std::fs::symlink_metadata(&file).ok()?;
-        let problem = |message: String| {
+        let problem = |make: fn(String, String) -> IoProblem, message: String| {
             if let Ok(mut p) = self.problems.lock() {
-                p.push(IoProblem {
-                    display: display_path(&file),
-                    message,
-                });
+                p.push(make(display_path(&file), message));
             }
             None
         };
@@ -321,6 +315,7 @@ impl IndexIgnores {
                 .is_some_and(|(root, target)| target.starts_with(root));
             if !inside {
                 return problem(
+                    IoProblem::link,
                     "symbolic link to a target outside the catalog; not read (its patterns \
                      are not applied)"
                         .into(),
@@ -329,7 +324,12 @@ impl IndexIgnores {
         }
         let bytes = match crate::io::read_regular(&file, MAX_INDEXIGNORE_SIZE) {
             Ok(b) => b,
-            Err(e) => return problem(format!("{e} (its patterns are not applied)")),
+            Err(e) => {
+                return problem(
+                    IoProblem::unreadable,
+                    format!("{e} (its patterns are not applied)"),
+                )
+            }
         };
         let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
         for line in String::from_utf8_lossy(&bytes).lines() {
@@ -390,7 +390,7 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
 /// a file under a directory given on the command line belongs to that directory (or to its
 /// `vX.Y` version catalog when it is a directory of per-OpenShift catalogs); otherwise to
 /// [`catalog_root`].
-/// A changed file whose real path leaves its repository ([`leaves_repository`]) belongs to
+/// A changed file whose real path leaves its repository ([`crate::io::leaves_repository`]) belongs to
 /// no catalog: it is never a root, nor read.
 pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
     let given: Vec<PathBuf> = given
@@ -400,7 +400,7 @@ pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> 
         .collect();
     let mut roots: Vec<PathBuf> = files
         .iter()
-        .filter(|f| !leaves_repository(f))
+        .filter(|f| !crate::io::leaves_repository(f))
         .map(|f| {
             let abs = std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
             let under = given
@@ -418,49 +418,6 @@ pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> 
     roots.sort();
     roots.dedup();
     roots
-}
-
-/// Whether the real path of `path` is outside the directory `boundary` (canonical): the file
-/// or a directory on its path is a symbolic link that leaves it. A path that does not exist
-/// is resolved as far as it exists.
-pub fn leaves(path: &Path, boundary: &Path) -> bool {
-    let real = path.ancestors().find_map(|a| {
-        let rest = path.strip_prefix(a).ok()?;
-        std::fs::canonicalize(a).ok().map(|c| c.join(rest))
-    });
-    real.is_some_and(|r| !r.starts_with(boundary))
-}
-
-/// Whether a changed file (`--only-files`, `--changed-since`: names a pull request controls)
-/// leaves its repository through a symbolic link: then it is reported, never read, and its
-/// target's directory is never a catalog. The repository is the nearest enclosing directory
-/// holding `.git` that is reached through no link (a committed link to another checkout on
-/// the runner must not become the boundary); without one, the directory olmlint runs in when
-/// it holds the file as named, else the file's own directory.
-pub fn leaves_repository(file: &Path) -> bool {
-    let Some(cwd) = std::env::current_dir()
-        .ok()
-        .and_then(|c| std::fs::canonicalize(c).ok())
-    else {
-        return false;
-    };
-    // The repository is looked for along the path as named; the path is resolved as the
-    // system opens it (`link/..` is the link target's parent, not the link's).
-    let abs = crate::io::lexical(&cwd, file);
-    let repository = abs
-        .ancestors()
-        .skip(1)
-        .find(|d| d.join(".git").exists() && std::fs::canonicalize(d).is_ok_and(|c| c == *d))
-        .map(Path::to_path_buf);
-    let boundary = repository.unwrap_or_else(|| {
-        if abs.starts_with(&cwd) {
-            cwd.clone()
-        } else {
-            let dir = abs.parent().unwrap_or(&abs);
-            std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
-        }
-    });
-    leaves(&cwd.join(file), &boundary)
 }
 
 /// The catalog a file belongs to when no directory was given, by the first rule that applies
@@ -575,30 +532,4 @@ fn holds_bundle(dir: &Path) -> bool {
                 .flatten()
                 .any(|e| e.file_type().is_ok_and(|t| t.is_dir()) && is_bundle_dir(&e.path()))
         })
-}
-
-#[cfg(all(test, unix))]
-mod tests {
-    use super::leaves;
-    use std::os::unix::fs::symlink;
-
-    #[test]
-    fn paths_that_leave_through_a_link_are_found() {
-        let tmp = tempfile::tempdir().unwrap();
-        let base = std::fs::canonicalize(tmp.path()).unwrap();
-        let (repo, outside) = (base.join("repo"), base.join("outside"));
-        std::fs::create_dir_all(&repo).unwrap();
-        std::fs::create_dir_all(&outside).unwrap();
-        std::fs::write(outside.join("f.yaml"), "").unwrap();
-        std::fs::write(repo.join("ok.yaml"), "").unwrap();
-        symlink(outside.join("f.yaml"), repo.join("l.yaml")).unwrap();
-        symlink(&outside, repo.join("d")).unwrap();
-        symlink("ok.yaml", repo.join("in.yaml")).unwrap();
-        for out in ["l.yaml", "d/f.yaml", "d/missing.yaml", "d/../x.yaml"] {
-            assert!(leaves(&repo.join(out), &repo), "{out}");
-        }
-        for inside in ["ok.yaml", "in.yaml", "missing/x.yaml"] {
-            assert!(!leaves(&repo.join(inside), &repo), "{inside}");
-        }
-    }
 }
