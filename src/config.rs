@@ -14,6 +14,8 @@ pub const FILE_NAMES: [&str; 2] = [".olmlint.yaml", ".olmlint.yml"];
 /// A configuration file is a few hundred bytes; a larger one is not read (a sparse multi-GB
 /// `.olmlint.yaml` in a pull request must not be read whole).
 pub const MAX_CONFIG_SIZE: u64 = 1 << 20;
+/// How far `.olmlint.yaml` may raise a bound of `limits:` over its default.
+pub const LIMIT_CEILING: u64 = 16;
 const SCHEMA: &str = include_str!("../schemas/olmlint-config.schema.json");
 
 #[derive(Debug, Default)]
@@ -347,36 +349,59 @@ impl Config {
             self.package_ignores.insert(e.key.to_string(), ids);
         }
         if let Some(l) = root.get("limits") {
-            let num = |k: &str| {
-                l.get(k).and_then(|n| match n.value {
-                    crate::load::tree::Value::Number { value, .. } if value >= 0.0 => {
-                        Some(value as u64)
-                    }
-                    _ => None,
-                })
+            let defaults = Self::defaults(PathBuf::new());
+            // A pull request controls this file: it may lower a bound, and raise one at most
+            // LIMIT_CEILING times its default, never unbound it (OLM011 stops the run; the
+            // ceiling is kept in case a caller goes on).
+            let mut num = |k: &str, default: u64| {
+                let n = l.get(k)?;
+                let crate::load::tree::Value::Number { value, .. } = n.value else {
+                    return None;
+                };
+                if value < 0.0 {
+                    return None;
+                }
+                let ceiling = default.saturating_mul(LIMIT_CEILING);
+                if value > ceiling as f64 {
+                    diags.push(
+                        Diagnostic::new(
+                            "OLM011",
+                            format!("`limits.{k}` is over its ceiling of {ceiling} ({LIMIT_CEILING} × the default {default})"),
+                        )
+                        .at(usize::MAX, n.span)
+                        .pointer(format!("/limits/{k}"))
+                        .help(format!("Set it to at most {ceiling}. The repository's configuration may lower olmlint's bounds and raise them up to the ceiling, but not remove them: a pull request can change .olmlint.yaml, and the bounds keep a hostile catalog from taking the CI runner's memory or time.")),
+                    );
+                    return Some(ceiling);
+                }
+                Some(value as u64)
             };
-            if let Some(v) = num("max-depth") {
-                self.limits.max_depth = v as usize;
+            let d = &defaults.limits;
+            if let Some(v) = num("max-depth", d.max_depth as u64) {
+                self.limits.max_depth = usize::try_from(v).unwrap_or(usize::MAX);
             }
-            if let Some(v) = num("max-nodes") {
+            if let Some(v) = num("max-nodes", d.max_nodes) {
                 self.limits.max_nodes = v;
             }
-            if let Some(v) = num("max-alias-nodes") {
+            if let Some(v) = num("max-alias-nodes", d.max_alias_nodes) {
                 self.limits.max_alias_nodes = v;
             }
-            if let Some(v) = num("max-alias-bytes") {
+            if let Some(v) = num("max-alias-bytes", d.max_alias_bytes) {
                 self.limits.max_alias_bytes = v;
             }
-            if let Some(v) = num("max-file-size") {
+            if let Some(v) = num("max-file-size", d.max_file_size) {
                 self.limits.max_file_size = v;
             }
-            if let Some(v) = num("cel-eval-budget") {
+            if let Some(v) = num("cel-eval-budget", defaults.cel_eval_budget) {
                 self.cel_eval_budget = v;
             }
-            if let Some(v) = num("sat-conflicts") {
+            if let Some(v) = num("sat-conflicts", defaults.sat_conflicts) {
                 self.sat_conflicts = v;
             }
-            if let Some(v) = num("max-findings-per-rule-per-file") {
+            if let Some(v) = num(
+                "max-findings-per-rule-per-file",
+                defaults.max_findings_per_rule_per_file as u64,
+            ) {
                 self.max_findings_per_rule_per_file =
                     usize::try_from(v.max(1)).unwrap_or(usize::MAX);
             }
@@ -630,4 +655,39 @@ fn known_keys(schema: &serde_json::Value, pointer: &str) -> Vec<String> {
         .and_then(|p| p.as_object())
         .map(|m| m.keys().cloned().collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pull request's `.olmlint.yaml` may lower the bounds and raise them up to the
+    /// ceiling, never past it (one OLM011 per bound it tried to lift).
+    #[test]
+    fn limits_are_raised_at_most_to_the_ceiling() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".olmlint.yaml");
+        std::fs::write(
+            &path,
+            "limits:\n  max-file-size: 1000000000000000000\n  max-nodes: 16000000\n  sat-conflicts: 99999999999\n  max-depth: 10\n",
+        )
+        .unwrap();
+        let (cfg, _, diags) = Config::load(&path).unwrap();
+        let d = Config::defaults(PathBuf::new());
+        assert_eq!(
+            cfg.limits.max_file_size,
+            d.limits.max_file_size * LIMIT_CEILING
+        );
+        assert_eq!(cfg.limits.max_nodes, 16_000_000);
+        assert_eq!(cfg.sat_conflicts, d.sat_conflicts * LIMIT_CEILING);
+        assert_eq!(cfg.limits.max_depth, 10);
+        let over: Vec<_> = diags
+            .iter()
+            .filter(|x| x.rule == "OLM011" && x.message.contains("ceiling"))
+            .collect();
+        assert_eq!(over.len(), 2, "{diags:#?}");
+        assert!(over
+            .iter()
+            .any(|x| x.message.contains("limits.max-file-size")));
+    }
 }

@@ -143,7 +143,7 @@ pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
 fn links_out_of_the_repository(only_files: &[PathBuf]) -> Vec<Diagnostic> {
     only_files
         .iter()
-        .filter(|f| load::walk::leaves_repository(f))
+        .filter(|f| crate::io::leaves_repository(f))
         .map(|f| {
             Diagnostic::new(
                 "OLM001",
@@ -161,7 +161,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     let only: HashSet<PathBuf> = opts
         .only_files
         .iter()
-        .filter(|f| !load::walk::leaves_repository(f))
+        .filter(|f| !crate::io::leaves_repository(f))
         .filter_map(|f| std::fs::canonicalize(f).ok())
         .collect();
     let paths = if change_scoped(opts) {
@@ -286,11 +286,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     let mut diags: Vec<Diagnostic> = loaded
         .io_problems
         .iter()
-        .map(|p| {
-            Diagnostic::new("OLM001", format!("{}: {}", p.display, p.message)).help(
-                "The file could not be read; fix its permissions or remove it from the catalog.",
-            )
-        })
+        .map(|p| Diagnostic::new("OLM001", format!("{}: {}", p.display, p.message)).help(p.help))
         .collect();
     // Context and baseline catalogs are not linted, but a file of theirs that could not be
     // read whole (a syntax error, a limit) changes what the checks compare with: say so.

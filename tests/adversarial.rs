@@ -607,7 +607,7 @@ fn corpus() -> Vec<Case> {
             name: "deep-json-100k-raised",
             setup: |d| {
                 write(&d.join("catalog/catalog.json"), deep_json(100_000));
-                generated(d, Some("limits: {max-depth: 1000000}\n"))
+                generated(d, Some("limits: {max-depth: 160000}\n"))
             },
             expect: &["OLM003"],
             absent: &["OLM001"],
@@ -620,7 +620,7 @@ fn corpus() -> Vec<Case> {
                     &d.join("catalog/catalog.yaml"),
                     format!("{}x\n", "- ".repeat(100_000)),
                 );
-                generated(d, Some("limits: {max-depth: 1000000}\n"))
+                generated(d, Some("limits: {max-depth: 160000}\n"))
             },
             expect: &["OLM003"],
             absent: &["OLM001"],
@@ -630,7 +630,7 @@ fn corpus() -> Vec<Case> {
             name: "deep-everywhere-raised",
             setup: |d| {
                 write(&d.join("catalog/catalog.json"), deep_everywhere(20_000));
-                generated(d, Some("limits: {max-depth: 1000000}\n"))
+                generated(d, Some("limits: {max-depth: 160000}\n"))
             },
             expect: &["OLM101", "OLM103", "OLM108"],
             absent: &["OLM001"],
@@ -725,13 +725,15 @@ fn corpus() -> Vec<Case> {
             ..CASE
         },
         Case {
-            name: "constraint-deep-100k-raised",
+            // Three containers a level: within the 160 000 that `.olmlint.yaml` may raise
+            // max-depth to (16 × the default).
+            name: "constraint-deep-40k-raised",
             setup: |d| {
                 write(
                     &d.join("catalog/catalog.json"),
-                    json_catalog(&[constraint(&nested_constraint(100_000))]),
+                    json_catalog(&[constraint(&nested_constraint(40_000))]),
                 );
-                generated(d, Some("limits: {max-depth: 1000000}\n"))
+                generated(d, Some("limits: {max-depth: 160000}\n"))
             },
             expect: &["OLM204"],
             absent: &["OLM001"],

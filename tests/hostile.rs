@@ -1650,3 +1650,56 @@ fn the_job_summary_fits_one_budget_with_the_graphs() {
         section.len()
     );
 }
+
+/// #43 (review): a pull request's `.olmlint.yaml` may lower olmlint's bounds, and raise one at
+/// most 16 times its default, never lift it (a gigabyte file, an endless solver run): a value
+/// over the ceiling is an OLM011 finding at the key, which stops the run (exit 2) like every
+/// configuration mistake. A link leaving the repository is reported with what to do about a
+/// link.
+#[test]
+fn the_configuration_cannot_lift_the_bounds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    catalog(&repo);
+    std::fs::write(
+        repo.join(".olmlint.yaml"),
+        "limits:\n  max-file-size: 1000000000000000\n  sat-conflicts: 50000\n",
+    )
+    .unwrap();
+    let out = common::olmlint(Some(&repo), ["lint", "-f", "json", "catalog"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let d = common::diagnostics(&out);
+    let over: Vec<_> = d
+        .iter()
+        .filter(|x| x["rule"] == "OLM011" && common::message(x).contains("ceiling"))
+        .collect();
+    assert_eq!(over.len(), 1, "{d:#?}");
+    assert!(
+        common::message(over[0]).contains("limits.max-file-size")
+            && common::message(over[0]).contains("1073741824"),
+        "{over:#?}"
+    );
+    std::fs::write(
+        repo.join(".olmlint.yaml"),
+        "limits:\n  max-file-size: 1073741824\n",
+    )
+    .unwrap();
+    let out = common::olmlint(Some(&repo), ["lint", "-f", "json", "catalog"]);
+    assert_ne!(out.status.code(), Some(2), "at the ceiling: {out:?}");
+
+    std::os::unix::fs::symlink("/etc", repo.join("catalog/etc")).unwrap();
+    let out = common::olmlint(Some(&repo), ["lint", "-f", "json", "catalog"]);
+    let d = common::diagnostics(&out);
+    let link = d
+        .iter()
+        .find(|x| x["rule"] == "OLM001" && common::message(x).contains("catalog/etc"))
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    assert!(
+        link["help"]
+            .as_str()
+            .unwrap()
+            .contains("Commit the file itself"),
+        "{link:#?}"
+    );
+}

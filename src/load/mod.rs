@@ -195,6 +195,30 @@ impl Embedded {
 pub struct IoProblem {
     pub display: String,
     pub message: String,
+    /// What the user can do about it (the finding's help).
+    pub help: &'static str,
+}
+
+impl IoProblem {
+    /// A file or directory that could not be read.
+    pub fn unreadable(display: String, message: String) -> Self {
+        IoProblem {
+            display,
+            message,
+            help: "The file could not be read; fix its permissions or remove it from the catalog.",
+        }
+    }
+
+    /// A symbolic link whose target leaves what olmlint may read: never followed.
+    pub fn link(display: String, message: String) -> Self {
+        IoProblem {
+            display,
+            message,
+            help: "A pull request controls the repository's links, so olmlint never follows one \
+                   out of the catalog or repository. Commit the file itself in place of the link, \
+                   or point the link at a file inside.",
+        }
+    }
 }
 
 pub struct Loaded {
@@ -259,16 +283,14 @@ fn load_file_isolated(
             Err(IoProblem {
                 display: f.display.clone(),
                 message: "internal error while parsing this file (an olmlint bug; please report it with the file); the other files were linted".into(),
+                help: "Please report it at https://github.com/olmlint/olmlint/issues with the file (or a reduced copy).",
             })
         },
     )
 }
 
 fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFile, IoProblem> {
-    let io = |m: String| IoProblem {
-        display: f.display.clone(),
-        message: m,
-    };
+    let io = |m: String| IoProblem::unreadable(f.display.clone(), m);
     // One open and one `fstat` decide everything: only a regular file is read, and never
     // more than the limit, whatever its size said (a file can grow between the two).
     let (handle, meta) = crate::io::open_regular(&f.path).map_err(|e| {
