@@ -9,13 +9,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -n "${OLMLINT_BIN:-}" ]; then
-  bin=$OLMLINT_BIN
+  bin=$(realpath "$OLMLINT_BIN")
 else
   cargo build --release --locked -q --bin olmlint
   bin=$PWD/target/release/olmlint
 fi
 work=target/bench/hostile
 mkdir -p "$work"
+PWD_WORK=$PWD/$work
 
 # class variant N [k=K] [extra args...]   (k: the generator's --k, default 1000)
 cases=(
@@ -42,6 +43,8 @@ cases=(
   "mapping names 1000"
   "members dirs 100 k=5000"
   "members semver 100 k=5000"
+  "snapshot many 1000"
+  "snapshot blob 10"
 )
 
 run() { # dir args... -> "cpu_seconds rss_mb report_bytes exit"
@@ -50,8 +53,15 @@ run() { # dir args... -> "cpu_seconds rss_mb report_bytes exit"
   # A generator that writes a configuration (suppress) is linted with it.
   local config=(--no-config)
   [ -f "$dir/.olmlint.yaml" ] && config=(--config "$dir/.olmlint.yaml")
-  /usr/bin/time -o "$work/time.txt" -f "%U %S %M" timeout 120 "$bin" lint "${config[@]}" -f json "$@" "$dir" \
-    >"$work/out.json" 2>/dev/null || code=$?
+  # A generator that writes a git repository (snapshot) is linted in it, in PR mode.
+  local target=("$dir")
+  if [ -d "$dir/.git" ]; then
+    target=(--changed-since base .)
+    [ -f "$dir/.olmlint.yaml" ] && config=(--config .olmlint.yaml)
+  fi
+  (cd "$([ -d "$dir/.git" ] && echo "$dir" || echo .)" &&
+    /usr/bin/time -o "$PWD_WORK/time.txt" -f "%U %S %M" timeout 120 "$bin" lint "${config[@]}" -f json "$@" "${target[@]}" \
+      >"$PWD_WORK/out.json" 2>/dev/null) || code=$?
   # (GNU time writes "Command exited with non-zero status N" first when the exit code is not 0.)
   read -r u s m < <(tail -n 1 "$work/time.txt") || true
   echo "$(awk "BEGIN{printf \"%.2f\", $u+$s}") $((m / 1024)) $(stat -c %s "$work/out.json") $code"

@@ -66,6 +66,12 @@ Classes and variants (default variant first):
             K channels in channels.v1 (--k)
               dirs    : replaces-mode
               semver  : semver-mode
+  snapshot  PR mode (`--changed-since base`, run in OUTDIR): a git repository whose commit
+            tagged `base` holds the catalog as it was; the work tree changes one package
+              many    : N packages, one file each; the change edits package p0
+              blob    : one catalog file of N x 64 KiB (repetitive, so git stores it small)
+                        at `base`, and `.olmlint.yaml` setting limits.max-file-size to 4 MiB:
+                        the snapshot reads it at 1x and refuses it at 10x (bounded)
   fixes     N fixable findings
               olm212  : olm.constraint values with key `GVK` (OLM212 key case), 100 per bundle
               olm209  : olm.package.required values with `version:` instead of versionRange
@@ -431,6 +437,42 @@ def gen_members(n, variant, k):
     return bundle_dirs("op", n, mode, channels=",".join(f"c{j}" for j in range(k)))
 
 
+def gen_snapshot(n, variant, k):
+    """Files at `base` and, under the key AFTER, the files the work tree changes afterwards."""
+    if variant == "many":
+        files = {f"catalog/p{i}/catalog.yaml": simple_package(f"p{i}") for i in range(n)}
+        after = {"catalog/p0/catalog.yaml": simple_package("p0", version="1.0.1")}
+    elif variant == "blob":
+        filler = "# " + "x" * 1021 + "\n"
+        files = {
+            ".olmlint.yaml": "limits:\n  max-file-size: 4194304\n",
+            "catalog/big/catalog.yaml": simple_package("big") + filler * (64 * n),
+        }
+        after = {"catalog/big/catalog.yaml": simple_package("big", version="1.0.1")}
+    else:
+        raise SystemExit(f"unknown variant {variant}")
+    files[AFTER] = after
+    return files
+
+
+AFTER = "\0after"
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid",
+       "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+
+
+def commit_base(outdir, after):
+    """Commit OUTDIR as tag `base`, then write the work tree's changes."""
+    import subprocess
+    run = lambda *a: subprocess.run(GIT + list(a), cwd=outdir, check=True, stdout=subprocess.DEVNULL)
+    run("init", "-q")
+    run("add", "-A")
+    run("commit", "-q", "-m", "base")
+    run("tag", "base")
+    for rel, text in after.items():
+        with open(os.path.join(outdir, rel), "w") as f:
+            f.write(text)
+
+
 CLASSES = {
     "chain": (gen_chain, "version"),
     "keys": (gen_keys, "pkg"),
@@ -443,6 +485,7 @@ CLASSES = {
     "suppress": (gen_suppress, "pointer"),
     "mapping": (gen_mapping, "dup"),
     "members": (gen_members, "dirs"),
+    "snapshot": (gen_snapshot, "many"),
 }
 
 
@@ -461,6 +504,7 @@ def main():
     else:
         ext, text = res if isinstance(res, tuple) else ("yaml", res)
         files = {f"catalog.{ext}": text}
+    after = files.pop(AFTER, None)
     if os.path.isdir(a.outdir):
         shutil.rmtree(a.outdir)
     os.makedirs(a.outdir)
@@ -469,6 +513,8 @@ def main():
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             f.write(text)
+    if after is not None:
+        commit_base(a.outdir, after)
 
 
 if __name__ == "__main__":
