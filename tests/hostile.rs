@@ -1,6 +1,10 @@
 //! #28 (first part): a pull request controls every file name and symlink of the catalog.
 //! Links that leave the catalog are not read (their content must never reach a report), and
 //! files are read with the size limit enforced while reading.
+//!
+//! A test binary of its own (not a module of `tests/it`): `peak_rss` reads the `ru_maxrss`
+//! of the olmlint processes started here, which Linux reports including what this process
+//! held when it started them; this process stays small.
 
 #![cfg(unix)]
 

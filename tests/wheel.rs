@@ -3,9 +3,9 @@
 //! README's quickstart; and the `olmlint-pypi` pre-commit hook, which installs that wheel
 //! through the repository's shim package, runs for real with no Rust toolchain on PATH.
 //!
-//! These tests build the wheel, which rewrites target/release/olmlint (maturin shares target/
-//! with cargo); they live in their own test binary so that no other test runs that binary
-//! meanwhile (`cargo test` runs test binaries one after another).
+//! These tests build the wheel with the test profile, which rewrites target/test-opt/olmlint
+//! (maturin shares target/ with cargo); they live in their own test binary so that no other
+//! test runs that binary meanwhile (`cargo test` runs test binaries one after another).
 
 mod common;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Mimic tests/rule_docs.rs on a draft doc using the prebuilt binary (existing rules only).
+"""Mimic tests/it/rule_docs.rs on a draft doc using the prebuilt binary (existing rules only).
 Baseline convention: files under baseline/ are the OLD catalog, linted separately."""
 import sys, os, re, json, subprocess, tempfile
 BIN = os.environ.get("OLMLINT", "target/release/olmlint")

@@ -906,7 +906,7 @@ pub(crate) mod tests {
             Ok(slow) => Err(format!("events differ on {text:?}:\n{fast:?}\n{slow:?}")),
             // libyaml skips tabs in the indentation of a quoted scalar's continuation line;
             // saphyr rejects them before the lenient layer can tell it is inside a quoted
-            // scalar, so here the fast path (like libyaml, see tests/libyaml.rs) is the
+            // scalar, so here the fast path (like libyaml, see tests/it/libyaml.rs) is the
             // reference, not saphyr.
             Err(e)
                 if e.contains("tab cannot be used as indentation")

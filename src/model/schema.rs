@@ -2,7 +2,7 @@
 //! an operator directory's ci.yaml),
 //! embedded, compiled once and validated against spanned trees. The decoder decides verdicts;
 //! the schemas are what editors see, and what olmlint uses to list every problem in a value
-//! where OLM's decoder stops at the first (`tests/schema.rs` checks that both agree).
+//! where OLM's decoder stops at the first (`tests/it/schema.rs` checks that both agree).
 
 use crate::load::tree::{Node, Span};
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
 //! Helpers shared by integration tests.
-// Each test crate includes this module and uses only some of it.
+// The test binaries (tests/it, tests/wheel.rs) include this module and use only some of it.
 #![allow(dead_code)]
 
 pub mod precommit;

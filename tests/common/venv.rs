@@ -96,8 +96,10 @@ pub fn venv(name: &str, requirements: &[&str]) -> Option<PathBuf> {
 }
 
 /// The olmlint wheel built from this checkout by maturin (pypi/pyproject.toml), once per test
-/// process, into target/tmp/wheelhouse. maturin shares target/ with `cargo test`, so only the
-/// olmlint crate itself is compiled again. None when python3 is missing.
+/// process, into target/tmp/wheelhouse, with the test profile (`test-opt`, as `cargo test`
+/// builds): maturin shares target/ with `cargo test`, so only the olmlint crate itself is
+/// compiled again. The release workflow builds the published wheels with `--release`. None
+/// when python3 is missing.
 pub fn wheel() -> Option<&'static Path> {
     static WHEEL: OnceLock<Option<PathBuf>> = OnceLock::new();
     WHEEL
@@ -110,7 +112,7 @@ pub fn wheel() -> Option<&'static Path> {
             let _ = std::fs::remove_dir_all(&house);
             let started = std::time::Instant::now();
             let out = Command::new(exe(&venv, "maturin"))
-                .args(["build", "--release", "--locked", "--out"])
+                .args(["build", "--profile", "test-opt", "--locked", "--out"])
                 .arg(&house)
                 .current_dir(root.join("pypi"))
                 .output()

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""libyaml's reading of YAML files, for tests/libyaml.rs (issue #26).
+"""libyaml's reading of YAML files, for tests/it/libyaml.rs (issue #26).
 
 Reads file paths (one per line) on stdin; prints one JSON line per file:
   {"ok": true, "docs": [...]}   every non-null document, plain scalars left as strings

@@ -2,7 +2,7 @@
 //! real with bash the way the composite step runs it (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY,
 //! INPUT_* variables), with OLMLINT_BIN pointing at the binary under test.
 
-mod common;
+use crate::common;
 
 use olmlint::load::tree::{Node, Value};
 use serde_json::Value as Json;

@@ -3,9 +3,7 @@
 //! (`--write-baseline` / `--findings-baseline`) and `suppress:` entries in .olmlint.yaml (the
 //! way to suppress in JSON catalogs).
 
-mod common;
-
-use common::{diagnostics, git, olmlint, write_files};
+use crate::common::{diagnostics, git, olmlint, write_files};
 use serde_json::Value;
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! parse) is folded into the finding of its cause, which lists what it leads to; a cause
 //! that is switched off does not hide its symptom; repeated findings of one cause are one.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

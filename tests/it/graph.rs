@@ -8,7 +8,7 @@
 //! dependency (OLM503) and uninstallable bundles (OLM501); against `fixtures/graphs/before`
 //! it adds, removes and re-points bundles and strands one (OLM704).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;
@@ -384,7 +384,7 @@ fn a_real_catalog_draws_in_every_format() {
 }
 
 /// `lint -f html`: the whole page (findings, filters, snippets, graphs) as a golden file; the
-/// browser test (tests/browser.rs) renders it.
+/// browser test (tests/it/browser.rs) renders it.
 #[test]
 fn the_html_report_matches_its_golden_file() {
     let (code, out, err) = olmlint(

@@ -2,7 +2,7 @@
 //! flag, how OLM703 gives way to OLM501, the `--baseline` usage errors, and the baseline that
 //! `--changed-since` reads from git.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

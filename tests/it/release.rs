@@ -3,9 +3,7 @@
 //! metadata, the workflows, scripts and Dockerfile linted with actionlint, shellcheck and hadolint
 //! (scripts/check-workflows.sh), and the README's install section.
 
-mod common;
-
-use common::precommit::{root, text};
+use crate::common::precommit::{root, text};
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -250,7 +248,7 @@ fn the_action_downloads_what_the_release_builds() {
     let run = std::fs::read_to_string(root().join(".ci/run")).unwrap();
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let command = run.lines().last().unwrap().trim();
-    assert_eq!(command, "cargo test --release --locked");
+    assert_eq!(command, "cargo test --profile test-opt --locked");
     assert!(readme.contains(&format!("\n{command}\n")));
 }
 

@@ -3,7 +3,7 @@
 //! community-operators / certified-operators (`operators/<name>/ci.yaml`, version
 //! directories) is read as bundles, not as FBC.
 
-mod common;
+use crate::common;
 use serde_json::Value;
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! binary: every case of the rule, its severity, message and fix, in YAML, JSON and bundle
 //! directories.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! Image pull specs repeat across a package's bundles; `check bundle` remembers the valid
 //! ones, so every occurrence of an invalid one must still be reported at its own place.
 
-mod common;
+use crate::common;
 
 fn bundle(name: &str, version: &str, related: &[&str]) -> String {
     let mut s = format!(

@@ -2,7 +2,7 @@
 //! naive reading. The resolver cases (`olmlint resolve`, per channel and installed set) live
 //! in fixtures/resolve (a*, d*); these tests check what `olmlint lint` reports for them.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

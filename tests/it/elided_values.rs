@@ -3,9 +3,7 @@
 //! them is still made, at the same place: a mistyped top-level field, a repeated key deep
 //! inside, a syntax error inside, and a `csv.metadata` outside an `olm.bundle`.
 
-mod common;
-
-use common::lint_file as lint;
+use crate::common::lint_file as lint;
 use serde_json::Value;
 
 const YAML: &str = r#"---

@@ -4,9 +4,7 @@
 //! checked statically; the `language: system` hooks run. The `language: python` hook
 //! (`olmlint-pypi`) needs the wheel, so it runs in tests/wheel.rs, which builds it.
 
-mod common;
-
-use common::precommit::*;
+use crate::common::precommit::*;
 use serde_json::Value as Json;
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! a key's case or a repeated key is not taken for it. Also base64 as Go decodes `[]byte`:
 //! line breaks are skipped, padding is required.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

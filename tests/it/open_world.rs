@@ -2,7 +2,7 @@
 //! OLM507) versus in-catalog problems (OLM503/OLM501), `--closed-world`, `--context`, likely
 //! typos, one finding per root cause, and per-version catalogs.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

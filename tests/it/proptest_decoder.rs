@@ -1,5 +1,5 @@
 //! Property tests for the `olm.constraint` decoder over trees from olmlint's own JSON parser,
-//! for canonical JSON, and round trips of the range algebra that tests/proptest_range.rs does
+//! for canonical JSON, and round trips of the range algebra that tests/it/proptest_range.rs does
 //! not cover (rendering normal forms back to blang ranges, rewrite fixed points, display
 //! injectivity, De Morgan/distributivity, version successors).
 

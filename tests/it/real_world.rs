@@ -4,9 +4,7 @@
 //! olmlint flags in the wild is a visible diff. The broken examples among them (unknown keys,
 //! provisional syntax, bad ranges, misplaced constraints) must keep their rules.
 
-mod common;
-
-use common::bundle_dir;
+use crate::common::bundle_dir;
 use olmlint::lint::{run, Options};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -43,7 +43,7 @@ fn ensure_pyyaml() {
         .status();
     assert!(
         install.is_ok_and(|s| s.success()) && probe(),
-        "tests/libyaml.rs needs python3 with PyYAML built on libyaml (`python3 -m pip install pyyaml`); installing it failed"
+        "tests/it/libyaml.rs needs python3 with PyYAML built on libyaml (`python3 -m pip install pyyaml`); installing it failed"
     );
 }
 

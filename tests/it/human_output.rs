@@ -2,7 +2,7 @@
 //! terminal, grouped by package, one position per finding; `--format concise`;
 //! `--statistics`; the summary's most frequent rules and packages.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

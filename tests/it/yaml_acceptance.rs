@@ -1,8 +1,8 @@
 //! #26: files libyaml (and so opm) accepts load without syntax findings, and a file that does
 //! not parse gives one finding, not a cascade. The value-level comparison with libyaml is
-//! tests/libyaml.rs.
+//! tests/it/libyaml.rs.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

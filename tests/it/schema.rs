@@ -5,7 +5,7 @@
 //! - olmlint's verdict is measured by linting a real catalog or bundle directory holding the
 //!   value, so the vectors cannot drift from the rules.
 
-mod common;
+use crate::common;
 
 use olmlint::load::tree::Node;
 use olmlint::load::{json, Limits};

@@ -1,0 +1,48 @@
+//! The integration tests, one test binary (each file a module): one link of the olmlint
+//! library instead of one per file, which was most of the test command's time. Three others:
+//! `tests/limits` (adversarial inputs) and `tests/hostile.rs` measure the peak memory of the
+//! olmlint processes they run, which Linux reports including what the test process held
+//! when it started them (so those processes must stay small, without the corpora the tests
+//! here load); `wheel.rs` rebuilds the olmlint binary that the tests here run.
+//!
+//! Run one file's tests with `cargo test --profile test-opt --test hostile` (a filter
+//! is a path prefix).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod action;
+mod browser;
+mod catalog_roots;
+mod cli;
+mod cluster_constraint;
+mod corpus;
+mod ecosystem;
+mod elided_values;
+mod fix;
+mod fix_safety;
+mod fuzz_smoke;
+mod graph;
+mod human_output;
+mod image_references;
+mod known_findings;
+mod libyaml;
+mod open_world;
+mod operators;
+mod opm_errors;
+mod parity;
+mod precommit;
+mod proptest_decoder;
+mod proptest_range;
+mod real_world;
+mod release;
+mod repeated_values;
+mod resolve;
+mod resolve_cases;
+mod root_causes;
+mod rule_docs;
+mod schema;
+mod templates;
+mod upgrade;
+mod upstream;
+mod yaml_acceptance;
