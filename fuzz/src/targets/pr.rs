@@ -88,7 +88,7 @@ fn olmlint(root: &Path, args: &[&str]) {
     }
 }
 
-/// One input (the libFuzzer target `pr` and `tests/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `pr` and `tests/it/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let Some(sandbox) = Sandbox::new("repository") else {
         return;
