@@ -12,6 +12,7 @@
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); stable Rust works with RUSTC_BOOTSTRAP=1.
 set -euo pipefail
 cd "$(dirname "$0")"
+here=$PWD
 seconds=${1:-1800}
 shift || true
 targets=("$@")
@@ -24,15 +25,16 @@ for t in "${targets[@]}"; do
   cp -n corpus/"$t"/* "work/$t/" 2>/dev/null || true
   # The whole-pipeline targets build a directory and run every check per input: slow inputs
   # up to 20 s are not hangs; -close_fd_mask=3 keeps olmlint's own prints out of the log.
-  nice -n 19 cargo fuzz run -O "$t" "work/$t" -- \
+  # Absolute paths: a target may change the process's directory while an input runs.
+  nice -n 19 cargo fuzz run -O "$t" "$here/work/$t" -- \
     -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-    -close_fd_mask=3 -artifact_prefix="artifacts/$t/" -print_final_stats=1 \
+    -close_fd_mask=3 -artifact_prefix="$here/artifacts/$t/" -print_final_stats=1 \
     >"logs/$t.log" 2>&1 &
 done
 wait
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t.new"
-  nice -n 19 cargo fuzz run -O "$t" "corpus/$t.new" "corpus/$t" "work/$t" -- \
+  nice -n 19 cargo fuzz run -O "$t" "$here/corpus/$t.new" "$here/corpus/$t" "$here/work/$t" -- \
     -merge=1 -timeout=20 -rss_limit_mb=4096 -close_fd_mask=3 >"logs/$t.merge.log" 2>&1 || true
   if [ -n "$(ls -A "corpus/$t.new")" ]; then
     rm -rf "corpus/$t" && mv "corpus/$t.new" "corpus/$t"

@@ -3,7 +3,9 @@
 //! `tests/limits` (adversarial inputs) and `tests/hostile.rs` measure the peak memory of the
 //! olmlint processes they run, which Linux reports including what the test process held
 //! when it started them (so those processes must stay small, without the corpora the tests
-//! here load); `wheel.rs` rebuilds the olmlint binary that the tests here run.
+//! here load); `wheel.rs` rebuilds the olmlint binary that the tests here run; and
+//! `fuzz_smoke.rs` runs the fuzz targets in its own process, since the `pr` target changes
+//! the process's current directory while an input runs.
 //!
 //! Run one file's tests with `cargo test --profile test-opt --test hostile` (a filter
 //! is a path prefix).
@@ -21,7 +23,6 @@ mod ecosystem;
 mod elided_values;
 mod fix;
 mod fix_safety;
-mod fuzz_smoke;
 mod graph;
 mod human_output;
 mod image_references;

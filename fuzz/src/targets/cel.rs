@@ -4,7 +4,7 @@
 use olmlint::semantics::cel::{self, Property};
 use serde_json::json;
 
-/// One input (the libFuzzer target `cel` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `cel` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let Ok(rule) = std::str::from_utf8(data) else {
         return;

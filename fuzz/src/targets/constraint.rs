@@ -13,7 +13,7 @@ fn atoms(p: &Pred) -> usize {
     }
 }
 
-/// One input (the libFuzzer target `constraint` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `constraint` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let mut problems = Vec::new();

@@ -19,7 +19,7 @@ const FORMATS: [(GraphFormat, Kind); 5] = [
     (GraphFormat::Markdown, Kind::Markdown),
 ];
 
-/// One input (the libFuzzer target `graph` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `graph` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let Some(sandbox) = Sandbox::new("catalog") else {
         return;

@@ -28,7 +28,7 @@ const NAMES: &[&str] = &[
     "foo",
 ];
 
-/// One input (the libFuzzer target `lint` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `lint` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let Some(sandbox) = Sandbox::new("catalog") else {
         return;

@@ -19,7 +19,7 @@ fn depth(root: &Node) -> usize {
     max
 }
 
-/// One input (the libFuzzer target `load` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `load` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     // Small alias budget so that alias-heavy inputs stay fast; the rest as in the binary.
     let limits = Limits {

@@ -83,12 +83,19 @@ fn olmlint(root: &Path, args: &[&str]) {
     let mut argv = vec!["olmlint"];
     argv.extend_from_slice(args);
     if let Ok(cli) = <olmlint::cli::Cli as clap::Parser>::try_parse_from(&argv) {
+        // `--changed-since` asks git about the current directory's repository. The process's
+        // directory is put back afterwards: libFuzzer writes its corpus by relative paths,
+        // and the sandbox is removed after the input.
+        let back = std::env::current_dir().ok();
         let _ = std::env::set_current_dir(root);
         let _ = olmlint::cli::run(cli);
+        if let Some(dir) = back {
+            let _ = std::env::set_current_dir(dir);
+        }
     }
 }
 
-/// One input (the libFuzzer target `pr` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `pr` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let Some(sandbox) = Sandbox::new("repository") else {
         return;

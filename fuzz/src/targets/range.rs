@@ -13,7 +13,7 @@ const PROBES: [&str; 8] = [
     "18446744073709551615.0.0",
 ];
 
-/// One input (the libFuzzer target `range` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `range` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let Ok(s) = std::str::from_utf8(data) else {
         return;

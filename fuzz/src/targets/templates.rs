@@ -68,7 +68,7 @@ fn template(input: &mut Input<'_>) -> Vec<u8> {
     }
 }
 
-/// One input (the libFuzzer target `templates` and `tests/it/fuzz_smoke.rs` call this).
+/// One input (the libFuzzer target `templates` and `tests/fuzz_smoke.rs` call this).
 pub fn run(data: &[u8]) {
     let Some(sandbox) = Sandbox::new("repository") else {
         return;

@@ -9,7 +9,7 @@
 //! only); `OLMLINT_FUZZ_SMOKE_TARGETS=lint,pr` runs only those targets.
 
 #[allow(dead_code, clippy::all)]
-#[path = "../../fuzz/src/targets/mod.rs"]
+#[path = "../fuzz/src/targets/mod.rs"]
 mod targets;
 
 use std::path::{Path, PathBuf};
