@@ -431,12 +431,12 @@ pub fn run(cli: Cli) -> i32 {
         Command::Graph(args) => graph(&args),
         Command::Completions { shell } => {
             let mut out = std::io::stdout().lock();
-            crate::generate::completions(shell, &mut out);
+            crate::generate::completions(<Cli as clap::CommandFactory>::command(), shell, &mut out);
             0
         }
         Command::Man { dir: None } => {
             let mut out = std::io::stdout().lock();
-            match crate::generate::man_page(&mut out) {
+            match crate::generate::man_page(<Cli as clap::CommandFactory>::command(), &mut out) {
                 Ok(()) => 0,
                 Err(e) => {
                     eprintln!("olmlint: cannot write the man page: {e}");
@@ -444,21 +444,23 @@ pub fn run(cli: Cli) -> i32 {
                 }
             }
         }
-        Command::Man { dir: Some(dir) } => match crate::generate::man_pages_to(&dir) {
-            Ok(files) => {
-                for f in files {
-                    eprintln!("wrote {}", f.display());
+        Command::Man { dir: Some(dir) } => {
+            match crate::generate::man_pages_to(<Cli as clap::CommandFactory>::command(), &dir) {
+                Ok(files) => {
+                    for f in files {
+                        eprintln!("wrote {}", f.display());
+                    }
+                    0
                 }
-                0
+                Err(e) => {
+                    eprintln!(
+                        "olmlint: cannot write the man pages into {}: {e}",
+                        dir.display()
+                    );
+                    2
+                }
             }
-            Err(e) => {
-                eprintln!(
-                    "olmlint: cannot write the man pages into {}: {e}",
-                    dir.display()
-                );
-                2
-            }
-        },
+        }
         Command::Schema { name: None } => {
             for (name, _) in crate::model::schema::SCHEMAS {
                 println!("{name}");

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 mod globs;
 use std::path::{Path, PathBuf};
 
-pub const FILE_NAMES: [&str; 2] = [".olmlint.yaml", ".olmlint.yml"];
+pub const FILE_NAMES: [&str; 2] = crate::load::names::CONFIG_FILES;
 /// A configuration file is a few hundred bytes; a larger one is not read (a sparse multi-GB
 /// `.olmlint.yaml` in a pull request must not be read whole).
 pub const MAX_CONFIG_SIZE: u64 = 1 << 20;
@@ -185,7 +185,7 @@ impl Config {
                     diags.push(
                         Diagnostic::new("OLM011", format!("unknown configuration key `{key}` at `{}`", if pointer.is_empty() { "/" } else { &pointer }))
                             .at(usize::MAX, span)
-                            .pointer(crate::model::ptr(&pointer, key))
+                            .pointer(crate::diag::ptr(&pointer, key))
                             .help(format!("{}{hint} See the Configuration section of the README; the schema is schemas/olmlint-config.schema.json.", if known.is_empty() { String::new() } else { format!("Known keys here: {}.", known.join(", ")) })),
                     );
                 }

@@ -1,33 +1,9 @@
 //! The one diagnostics model every check writes and every report format reads.
 
 use crate::load::tree::Span;
-use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn parse(s: &str) -> Option<Severity> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "info" | "note" => Some(Severity::Info),
-            "warning" | "warn" => Some(Severity::Warning),
-            "error" => Some(Severity::Error),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
+/// Defined with the rule registry, whose rules each have a default severity.
+pub use crate::rules::Severity;
 
 /// A place in a loaded file (index into the lint run's file table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -265,6 +241,11 @@ impl Diagnostic {
 }
 
 /// JSON pointer segment escaping (RFC 6901).
+/// `base` with one more segment, escaped.
+pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
+    format!("{base}/{}", pointer_segment(&seg.to_string()))
+}
+
 pub fn pointer_segment(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 /// The findings baseline's conventional name: the walk never reads it as catalog content
 /// (under another name inside a catalog, it would be linted as a file of the catalog).
-pub const FILE_NAME: &str = ".olmlint-baseline.json";
+pub const FILE_NAME: &str = crate::load::names::FINDINGS_BASELINE;
 
 /// What a finding's file is taken relative to.
 pub enum Base<'a> {

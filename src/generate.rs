@@ -1,35 +1,33 @@
 //! Files generated from the command-line definition itself, so they never drift from it:
-//! shell completion scripts (clap_complete) and man pages (clap_mangen).
+//! shell completion scripts (clap_complete) and man pages (clap_mangen). The caller (the
+//! command line) passes its own definition, `Cli::command()`.
 
-use crate::cli::Cli;
-use clap::CommandFactory;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The command tree as clap builds it (display names like `olmlint-lint` are set by `build`).
-fn command() -> clap::Command {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+fn built(cmd: clap::Command) -> clap::Command {
+    let mut cmd = cmd.disable_help_subcommand(true);
     cmd.build();
     cmd
 }
 
-/// Write the completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell, out: &mut dyn Write) {
-    let mut cmd = Cli::command();
+/// Write the completion script of `cmd` for `shell`.
+pub fn completions(mut cmd: clap::Command, shell: clap_complete::Shell, out: &mut dyn Write) {
     clap_complete::generate(shell, &mut cmd, "olmlint", out);
 }
 
-/// Write the top-level man page, olmlint(1).
-pub fn man_page(out: &mut dyn Write) -> std::io::Result<()> {
-    clap_mangen::Man::new(command()).render(out)
+/// Write the top-level man page of `cmd`, olmlint(1).
+pub fn man_page(cmd: clap::Command, out: &mut dyn Write) -> std::io::Result<()> {
+    clap_mangen::Man::new(built(cmd)).render(out)
 }
 
-/// Write olmlint.1 and one page per visible subcommand (olmlint-lint.1, ...) into `dir`, each
+/// Write olmlint.1 and one page per visible subcommand of `cmd` (olmlint-lint.1, ...) into `dir`, each
 /// atomically; returns the files written, the top-level page first.
-pub fn man_pages_to(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub fn man_pages_to(cmd: clap::Command, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut pages = Vec::new();
-    collect(command(), &mut pages);
+    collect(built(cmd), &mut pages);
     let mut written = Vec::with_capacity(pages.len());
     for cmd in pages {
         let name = cmd

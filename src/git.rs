@@ -41,11 +41,7 @@ impl std::fmt::Display for Error {
     }
 }
 
-/// The top level of the git work tree holding `dir` (the nearest ancestor with `.git`),
-/// found without running git.
-pub fn work_tree_top(dir: &Path) -> Option<&Path> {
-    dir.ancestors().find(|d| d.join(".git").exists())
-}
+pub use crate::io::work_tree_top;
 
 /// A path as git stores it (bytes; not necessarily UTF-8 on Unix).
 fn name_path(bytes: &[u8]) -> PathBuf {
@@ -336,7 +332,7 @@ impl Since {
     /// there. A file over `max_file_size` is not read (see [`Snapshot::problems`]); over
     /// [`SNAPSHOT_FILES_FACTOR`] times that in all, nothing is.
     pub fn snapshot(&self, path: &Path, max_file_size: u64) -> Result<Option<Snapshot>, Error> {
-        let shown = match crate::load::display_path(path) {
+        let shown = match crate::io::display_path(path) {
             s if s.is_empty() => ".".to_string(),
             s => s,
         };

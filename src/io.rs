@@ -129,7 +129,24 @@ fn parent_or_dot(path: &Path) -> &Path {
 /// work tree holding `dir` (a canonical directory; the nearest ancestor with `.git`), else
 /// `dir` itself.
 pub fn repository_of(dir: &Path) -> PathBuf {
-    crate::git::work_tree_top(dir).unwrap_or(dir).to_path_buf()
+    work_tree_top(dir).unwrap_or(dir).to_path_buf()
+}
+
+/// The top level of the git work tree holding `dir` (the nearest ancestor with `.git`),
+/// found without running git.
+pub fn work_tree_top(dir: &Path) -> Option<&Path> {
+    dir.ancestors().find(|d| d.join(".git").exists())
+}
+
+/// The display form of a path: relative to the working directory when below it.
+pub fn display_path(p: &Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    let rel = cwd
+        .as_deref()
+        .and_then(|c| p.strip_prefix(c).ok())
+        .unwrap_or(p);
+    let s = rel.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").map(str::to_string).unwrap_or(s)
 }
 
 /// Whether the real path of `path` (every symbolic link on the way resolved) is inside

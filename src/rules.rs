@@ -1,9 +1,36 @@
 //! The rule registry, parsed from the embedded `rules/<ID>.md` documents.
 
-use crate::diag::Severity;
+use serde::Serialize;
 use std::sync::OnceLock;
 
 include!(concat!(env!("OUT_DIR"), "/rule_docs.rs"));
+
+/// How much a finding matters: each rule has a default, `.olmlint.yaml` may change it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "info" | "note" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
 
 pub const DOCS_BASE: &str = "https://github.com/olmlint/olmlint/blob/main/rules";
 

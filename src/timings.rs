@@ -63,19 +63,14 @@ pub fn mark(label: &str) {
 
 static SAT: [std::sync::atomic::AtomicU64; 5] = [const { std::sync::atomic::AtomicU64::new(0) }; 5];
 
-/// Accumulates the effort of one installability check (when timings are on).
-pub fn sat_check(s: crate::semantics::sat::CheckStats) {
+/// Accumulates the effort of one installability check (when timings are on): the size of
+/// its closure, its variables, clauses and solver calls.
+pub fn sat_check(closure: u64, vars: u64, clauses: u64, solver_calls: u64) {
     if !enabled() {
         return;
     }
     use std::sync::atomic::Ordering::Relaxed;
-    let v = [
-        1,
-        s.closure as u64,
-        u64::from(s.vars),
-        s.clauses as u64,
-        s.solver_calls as u64,
-    ];
+    let v = [1, closure, vars, clauses, solver_calls];
     for (a, v) in SAT.iter().zip(v) {
         a.fetch_add(v, Relaxed);
     }

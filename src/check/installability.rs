@@ -22,7 +22,14 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         bundles,
         budget,
         &expired,
-        &crate::timings::sat_check,
+        &|s: crate::semantics::sat::CheckStats| {
+            crate::timings::sat_check(
+                s.closure as u64,
+                u64::from(s.vars),
+                s.clauses as u64,
+                s.solver_calls as u64,
+            );
+        },
     );
     let unchecked = verdicts
         .iter()

@@ -4,6 +4,7 @@
 mod elide;
 pub mod json;
 mod lenient;
+pub mod names;
 pub mod scalar;
 pub mod source;
 pub mod text;
@@ -535,13 +536,4 @@ fn parse_bytes_building(
     }
 }
 
-/// The display form of a path: relative to the working directory when below it.
-pub fn display_path(p: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    let rel = cwd
-        .as_deref()
-        .and_then(|c| p.strip_prefix(c).ok())
-        .unwrap_or(p);
-    let s = rel.to_string_lossy().replace('\\', "/");
-    s.strip_prefix("./").map(str::to_string).unwrap_or(s)
-}
+pub use crate::io::display_path;

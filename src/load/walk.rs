@@ -164,9 +164,9 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         // olmlint's own configuration is not catalog content (list it in .indexignore so
         // opm skips it too when it lives inside the catalog tree).
         if entry.file_name() == ".indexignore"
-            || crate::config::FILE_NAMES
+            || super::names::CONFIG_FILES
                 .iter()
-                .chain([&crate::findings::FILE_NAME])
+                .chain([&super::names::FINDINGS_BASELINE])
                 .any(|n| entry.file_name() == *n)
         {
             continue;
@@ -364,8 +364,8 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
             let name = e.file_name();
             let name = name.to_string_lossy();
             let catalog_file = [".yaml", ".yml", ".json"].iter().any(|x| name.ends_with(x))
-                && !crate::config::FILE_NAMES.contains(&&*name)
-                && name != crate::findings::FILE_NAME;
+                && !super::names::CONFIG_FILES.contains(&&*name)
+                && name != super::names::FINDINGS_BASELINE;
             if catalog_file {
                 return None;
             }
@@ -442,13 +442,13 @@ pub fn catalog_root(file: &Path) -> std::path::PathBuf {
             .is_some()
     };
     // Not above the work tree: a checkout's parent directories are not the user's.
-    let top = crate::git::work_tree_top(&dir);
+    let top = crate::io::work_tree_top(&dir);
     let within = |d: &&Path| top.is_none_or(|t| d.starts_with(t));
     if let Some(v) = dir.ancestors().take_while(within).find(|d| is_version(d)) {
         return v.to_path_buf();
     }
     let marked = dir.ancestors().take_while(within).find(|d| {
-        crate::config::FILE_NAMES
+        super::names::CONFIG_FILES
             .iter()
             .chain(std::iter::once(&".indexignore"))
             .any(|n| d.join(n).is_file())

@@ -12,7 +12,7 @@ pub mod resolution;
 pub mod schema;
 pub mod template;
 
-use crate::diag::{pointer_segment, Diagnostic};
+use crate::diag::Diagnostic;
 use crate::load::tree::{Node, Span};
 use crate::load::{LoadedFile, Role};
 use std::borrow::Cow;
@@ -360,6 +360,4 @@ fn push_decimal(out: &mut String, n: usize) {
     out.push(char::from(b'0' + (n % 10) as u8));
 }
 
-pub fn ptr(base: &str, seg: impl std::fmt::Display) -> String {
-    format!("{base}/{}", pointer_segment(&seg.to_string()))
-}
+pub use crate::diag::ptr;

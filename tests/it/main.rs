@@ -14,6 +14,7 @@
 mod common;
 
 mod action;
+mod architecture;
 mod browser;
 mod catalog_roots;
 mod cli;
