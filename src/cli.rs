@@ -323,7 +323,26 @@ pub enum Target {
 }
 
 /// Entry point; returns the process exit code (0 clean, 1 findings, 2 usage or I/O error).
+/// Set by [`main`], the process's entry: the process exits after the command, so the models
+/// are not freed (freeing hundreds of MB of trees only costs time). [`run`] called as a
+/// library (the fuzz targets, a server) frees them.
+static EXITING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn exiting() -> bool {
+    EXITING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Drops `value`, unless the process is about to exit ([`EXITING`]).
+fn release<T>(value: T) {
+    if exiting() {
+        std::mem::forget(value);
+    } else {
+        drop(value);
+    }
+}
+
 pub fn main() -> i32 {
+    EXITING.store(true, std::sync::atomic::Ordering::Relaxed);
     crate::timings::start();
     restore_sigpipe();
     pad_heap_growth();
@@ -563,7 +582,7 @@ fn lint(args: LintArgs) -> i32 {
         }
     } else {
         match crate::lint::run(&crate::lint::Options {
-            exiting: true,
+            exiting: exiting(),
             ..opts.clone()
         }) {
             Ok(o) => o,
@@ -676,8 +695,7 @@ fn lint(args: LintArgs) -> i32 {
     }
     let threshold = args.fail_on.threshold();
     let failed = threshold.is_some_and(|t| outcome.diags.iter().any(|d| d.severity >= t));
-    // The process is about to exit: freeing hundreds of MB of trees only costs time.
-    std::mem::forget(outcome);
+    release(outcome);
     crate::timings::mark("report written");
     if config_mistakes > 0 {
         say(&format!(
@@ -1036,7 +1054,7 @@ fn graph(args: &GraphArgs) -> i32 {
         }),
         config: args.config.clone(),
         no_config: args.no_config,
-        exiting: true,
+        exiting: exiting(),
     };
     let drawn = match crate::graph_command::draw(&req) {
         Ok(d) => d,
@@ -1239,7 +1257,7 @@ fn show_diff(
             crate::report::terminal_safe(&apply, false)
         );
     }
-    std::mem::forget(outcome);
+    release(outcome);
     i32::from(!changes.is_empty())
 }
 
