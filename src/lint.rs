@@ -158,12 +158,31 @@ fn links_out_of_the_repository(only_files: &[PathBuf]) -> Vec<Diagnostic> {
 }
 
 pub fn run(opts: &Options) -> Result<Outcome, String> {
-    let only: HashSet<PathBuf> = opts
-        .only_files
-        .iter()
-        .filter(|f| !crate::io::leaves_repository(f))
-        .filter_map(|f| std::fs::canonicalize(f).ok())
-        .collect();
+    let mut plan = plan(opts)?;
+    let read = read(opts, &mut plan);
+    let (per_scope, graphs, sups) = check(opts, &plan.config, &read);
+    crate::timings::mark("catalogs checked");
+    Ok(filter(opts, plan, read, per_scope, graphs, &sups))
+}
+
+/// What a run reads, decided before anything is loaded: the linted catalogs, the
+/// configuration (given or discovered), the cluster file, the context catalogs.
+struct Plan {
+    /// The linted catalogs, one scope each.
+    paths: Vec<PathBuf>,
+    notes: Vec<String>,
+    config_path: Option<PathBuf>,
+    config: Config,
+    config_file: Option<LoadedFile>,
+    config_diags: Vec<Diagnostic>,
+    /// `--cluster-properties` (or the configuration's) and its bytes.
+    cluster: Option<(PathBuf, Vec<u8>)>,
+    context_paths: Vec<PathBuf>,
+}
+
+/// The plan stage: paths, configuration and the files given beside the catalogs; every
+/// usage error (an unknown rule, a missing `--context`) is found here.
+fn plan(opts: &Options) -> Result<Plan, String> {
     let paths = if change_scoped(opts) {
         change_roots(opts)
     } else if opts.paths.is_empty() {
@@ -221,15 +240,16 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         }
         None => {}
     }
-    let cluster_bytes = match &cluster_path {
-        Some(p) => Some(
-            crate::io::refuse_leaving(p)
+    let cluster = match cluster_path {
+        Some(p) => {
+            let bytes = crate::io::refuse_leaving(&p)
                 .and_then(|()| {
-                    crate::io::read_regular(p, config.limits.max_file_size)
+                    crate::io::read_regular(&p, config.limits.max_file_size)
                         .map_err(|e| e.to_string())
                 })
-                .map_err(|e| format!("--cluster-properties {}: {e}", p.display()))?,
-        ),
+                .map_err(|e| format!("--cluster-properties {}: {e}", p.display()))?;
+            Some((p, bytes))
+        }
         None => None,
     };
     config.deadline = config
@@ -263,20 +283,52 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             ));
         }
     }
-    let linted_scopes = paths.len();
-    let context_end = linted_scopes + context_paths.len();
-    let all_paths: Vec<PathBuf> = paths
+    Ok(Plan {
+        paths,
+        notes,
+        config_path,
+        config,
+        config_file,
+        config_diags,
+        cluster,
+        context_paths,
+    })
+}
+
+/// The files of every catalog (linted, context, baseline), the findings about what could
+/// not be read, and the configuration and cluster files among them.
+struct Read {
+    files: Vec<LoadedFile>,
+    diags: Vec<Diagnostic>,
+    /// Every catalog path by scope: the linted ones, the context ones, the baseline.
+    all_paths: Vec<PathBuf>,
+    linted_scopes: usize,
+    context_end: usize,
+    lint_file_count: usize,
+    config_index: Option<usize>,
+    cluster: Option<crate::model::cluster::ClusterPolicy>,
+}
+
+/// The load stage: every catalog read in parallel, then the configuration and cluster files
+/// appended (findings point into them).
+fn read(opts: &Options, plan: &mut Plan) -> Read {
+    let limits = plan.config.limits.clone();
+    let linted_scopes = plan.paths.len();
+    let context_end = linted_scopes + plan.context_paths.len();
+    let all_paths: Vec<PathBuf> = plan
+        .paths
         .iter()
-        .chain(&context_paths)
+        .chain(&plan.context_paths)
         .chain(&opts.baseline)
         .cloned()
         .collect();
-    let loaded = crate::timings::phase("load", || load::load(&all_paths, &config.limits));
+    let loaded = crate::timings::phase("load", || load::load(&all_paths, &limits));
     let mut files = loaded.files;
     // The cluster file may live in the catalog tree; it is never catalog content.
-    if let Some(cp) = cluster_path
+    if let Some(cp) = plan
+        .cluster
         .as_ref()
-        .and_then(|p| std::fs::canonicalize(p).ok())
+        .and_then(|(p, _)| std::fs::canonicalize(p).ok())
     {
         files.retain(|f| {
             f.source.path.file_name() != cp.file_name()
@@ -307,7 +359,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
                 .get(scope)
                 .map_or(String::new(), |p| p.display().to_string());
             let message = first.problems.first().map_or("", |p| p.message.as_str());
-            notes.push(crate::diag::bounded(
+            plan.notes.push(crate::diag::bounded(
                 format!(
                     "{what} {path}: {} file(s) could not be read completely (e.g. {}: {message}); the checks that use it see only what was read",
                     broken.len(),
@@ -318,24 +370,28 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         }
     }
     let lint_file_count = files.iter().filter(|f| f.scope < linted_scopes).count();
-    let config_index = config_file.as_ref().map(|_| files.len());
-    if let Some(cf) = config_file {
+    let config_index = plan.config_file.as_ref().map(|_| files.len());
+    if let Some(cf) = plan.config_file.take() {
         let idx = files.len();
         files.push(cf);
-        diags.extend(config_diags.into_iter().map(|mut d| {
-            if let Some(l) = d.location.as_mut() {
-                l.file = idx;
-            }
-            d
-        }));
+        diags.extend(
+            std::mem::take(&mut plan.config_diags)
+                .into_iter()
+                .map(|mut d| {
+                    if let Some(l) = d.location.as_mut() {
+                        l.file = idx;
+                    }
+                    d
+                }),
+        );
     }
-    let cluster = cluster_path.zip(cluster_bytes).map(|(path, bytes)| {
+    let cluster = plan.cluster.take().map(|(path, bytes)| {
         let mut file = load::parse_bytes(
             load::display_path(&path),
             path,
             load::Role::Config,
             bytes,
-            &config.limits,
+            &limits,
         );
         // In no catalog: its syntax errors must not hold back any catalog's findings.
         file.scope = usize::MAX;
@@ -356,6 +412,39 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         files.push(file);
         policy
     });
+    Read {
+        files,
+        diags,
+        all_paths,
+        linted_scopes,
+        context_end,
+        lint_file_count,
+        config_index,
+        cluster,
+    }
+}
+
+/// The check stage: the context catalogs and the baseline modelled once, shared by every
+/// linted catalog; the catalogs checked ([`check_scopes`]) while the suppression comments are
+/// collected.
+fn check(
+    opts: &Options,
+    config: &Config,
+    read: &Read,
+) -> (
+    Vec<ScopeFindings>,
+    Vec<crate::graph::PackageGraph>,
+    Vec<crate::suppress::Suppression>,
+) {
+    let Read {
+        files,
+        all_paths,
+        linted_scopes,
+        context_end,
+        cluster,
+        ..
+    } = read;
+    let (files, linted_scopes, context_end) = (files.as_slice(), *linted_scopes, *context_end);
     let provided = crate::model::resolution::Provided {
         packages: config.provided_packages.clone(),
         gvks: config.provided_gvks.clone(),
@@ -369,7 +458,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
             let name = all_paths
                 .get(scope)
                 .map_or(String::new(), |p| p.display().to_string());
-            (name, crate::model::build(&files, scope, &mut Vec::new()))
+            (name, crate::model::build(files, scope, &mut Vec::new()))
         })
         .collect();
     let context_index: Vec<crate::model::index::Index<'_>> = context
@@ -379,7 +468,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     // The baseline: modelled and resolved once, with the same context catalogs.
     let baseline_catalog = opts.baseline.as_ref().map(|_| {
         crate::timings::phase("baseline model", || {
-            crate::model::build(&files, context_end, &mut Vec::new())
+            crate::model::build(files, context_end, &mut Vec::new())
         })
     });
     let baseline_index = baseline_catalog
@@ -417,8 +506,8 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         .map(|f| f.scope)
         .collect();
     let env = CheckEnv {
-        files: &files,
-        config: &config,
+        files,
+        config,
         context: &context,
         context_index: &context_index,
         provided: &provided,
@@ -426,89 +515,133 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         cluster: cluster.as_ref(),
         exiting: opts.exiting,
     };
+    // The suppression comments are found while the catalogs are checked.
+    let ((per_scope, graphs), sups) = rayon::join(
+        || check_scopes(&env, &scopes, all_paths, linted_scopes, opts),
+        || crate::timings::phase("suppression comments", || crate::suppress::collect(files)),
+    );
+    (per_scope, graphs, sups)
+}
+
+/// Each linted catalog modelled once and checked, in parallel; then the templates rendered
+/// into them, checked with their models; and, for `olmlint graph`, the upgrade graphs drawn
+/// from those models.
+fn check_scopes<'a>(
+    env: &CheckEnv<'_, 'a>,
+    scopes: &std::collections::BTreeSet<usize>,
+    all_paths: &[PathBuf],
+    linted_scopes: usize,
+    opts: &Options,
+) -> (Vec<ScopeFindings>, Vec<crate::graph::PackageGraph>) {
+    let files = env.files;
     // Basic templates' graphs, drawn where their catalogs are checked (in batches, in parallel).
     let template_graphs_out: std::sync::Mutex<Vec<crate::graph::PackageGraph>> =
         std::sync::Mutex::new(Vec::new());
-    let check_scopes = || -> (Vec<ScopeFindings>, Vec<crate::graph::PackageGraph>) {
-        // Each catalog is modelled once; the models are kept for the templates rendered into
-        // them (their bundles' dependencies resolve there, their drift is measured there).
-        let checked: Vec<(usize, ScopeModel<'_>, Vec<Diagnostic>)> = scopes
-            .par_iter()
-            .map(|&scope| {
-                let mut diags = Vec::new();
-                let catalog = crate::timings::phase("model", || {
-                    crate::model::build(&files, scope, &mut diags)
-                });
-                // The catalog as the user named it (OLM501 explanations quote it).
-                let name = all_paths.get(scope).map_or_else(
-                    || {
-                        files
-                            .iter()
-                            .find(|f| f.scope == scope)
-                            .map_or(String::new(), |f| f.source.display.clone())
-                    },
-                    |p| crate::load::display_path(p),
-                );
-                let model = ScopeModel::new(name, catalog);
-                diags.extend(env.check_catalog(&model, scope, true, &[]));
-                (scope, model, diags)
-            })
-            .collect();
-        let models: std::collections::HashMap<usize, &ScopeModel<'_>> =
-            checked.iter().map(|(s, m, _)| (*s, m)).collect();
-        // Catalog templates: what maintainers edit, checked like the catalogs they render to.
-        let templates = crate::timings::phase("templates", || {
-            let catalogs = models.iter().map(|(s, m)| (*s, &m.catalog)).collect();
-            check::template::check_all(
-                &files,
-                linted_scopes,
-                &catalogs,
-                &|catalog, scope, name, extra| {
-                    let extra: Vec<&ScopeModel<'_>> = extra
+    // Each catalog is modelled once; the models are kept for the templates rendered into
+    // them (their bundles' dependencies resolve there, their drift is measured there).
+    let checked: Vec<(usize, ScopeModel<'_>, Vec<Diagnostic>)> = scopes
+        .par_iter()
+        .map(|&scope| {
+            let mut diags = Vec::new();
+            let catalog =
+                crate::timings::phase("model", || crate::model::build(files, scope, &mut diags));
+            // The catalog as the user named it (OLM501 explanations quote it).
+            let name = all_paths.get(scope).map_or_else(
+                || {
+                    files
                         .iter()
-                        .filter_map(|s| models.get(s).copied())
-                        .collect();
-                    let model = ScopeModel::new(name, catalog);
-                    if let Some(filter) = &opts.graph {
-                        let drawn = template_graphs(&files, &model.catalog, filter);
-                        if let Ok(mut g) = template_graphs_out.lock() {
-                            g.extend(drawn);
-                        }
-                    }
-                    env.check_catalog(&model, scope, false, &extra)
+                        .find(|f| f.scope == scope)
+                        .map_or(String::new(), |f| f.source.display.clone())
                 },
-            )
-        });
-        drop(models);
-        // The upgrade graphs (`olmlint graph`, the HTML report), from the models just checked.
-        let graphs = opts.graph.as_ref().map_or_else(Vec::new, |filter| {
-            let drawn = template_graphs_out
-                .lock()
-                .map(|mut g| std::mem::take(&mut *g))
-                .unwrap_or_default();
-            draw_graphs(&files, &checked, drawn, &templates.1, filter)
-        });
-        let mut per_scope = Vec::with_capacity(checked.len() + 1);
-        for (_, model, diags) in checked {
-            let counts = [
-                model.catalog.documents,
-                model.catalog.packages.len(),
-                model.catalog.bundles.len(),
-            ];
-            per_scope.push((diags, counts));
-            if opts.exiting {
-                // Freeing the model piece by piece costs ≈ 0.45 s at 100 000 bundles.
-                std::mem::forget(model);
-            }
-        }
-        per_scope.push((templates.0, [0; 3]));
-        (per_scope, graphs)
-    };
-    // The suppression comments are found while the catalogs are checked.
-    let ((per_scope, graphs), sups) = rayon::join(check_scopes, || {
-        crate::timings::phase("suppression comments", || crate::suppress::collect(&files))
+                |p| crate::load::display_path(p),
+            );
+            let model = ScopeModel::new(name, catalog);
+            diags.extend(env.check_catalog(&model, scope, true, &[]));
+            (scope, model, diags)
+        })
+        .collect();
+    let models: std::collections::HashMap<usize, &ScopeModel<'_>> =
+        checked.iter().map(|(s, m, _)| (*s, m)).collect();
+    // Catalog templates: what maintainers edit, checked like the catalogs they render to.
+    let templates = crate::timings::phase("templates", || {
+        let catalogs = models.iter().map(|(s, m)| (*s, &m.catalog)).collect();
+        check::template::check_all(
+            files,
+            linted_scopes,
+            &catalogs,
+            &|catalog, scope, name, extra| {
+                let extra: Vec<&ScopeModel<'_>> = extra
+                    .iter()
+                    .filter_map(|s| models.get(s).copied())
+                    .collect();
+                let model = ScopeModel::new(name, catalog);
+                if let Some(filter) = &opts.graph {
+                    let drawn = template_graphs(files, &model.catalog, filter);
+                    if let Ok(mut g) = template_graphs_out.lock() {
+                        g.extend(drawn);
+                    }
+                }
+                env.check_catalog(&model, scope, false, &extra)
+            },
+        )
     });
-    crate::timings::mark("catalogs checked");
+    drop(models);
+    // The upgrade graphs (`olmlint graph`, the HTML report), from the models just checked.
+    let graphs = opts.graph.as_ref().map_or_else(Vec::new, |filter| {
+        let drawn = template_graphs_out
+            .lock()
+            .map(|mut g| std::mem::take(&mut *g))
+            .unwrap_or_default();
+        draw_graphs(files, &checked, drawn, &templates.1, filter)
+    });
+    let mut per_scope = Vec::with_capacity(checked.len() + 1);
+    for (_, model, diags) in checked {
+        let counts = [
+            model.catalog.documents,
+            model.catalog.packages.len(),
+            model.catalog.bundles.len(),
+        ];
+        per_scope.push((diags, counts));
+        if opts.exiting {
+            // Freeing the model piece by piece costs ≈ 0.45 s at 100 000 bundles.
+            std::mem::forget(model);
+        }
+    }
+    per_scope.push((templates.0, [0; 3]));
+    (per_scope, graphs)
+}
+
+/// The filter stage: the configuration's levels and suppressions, inline suppression
+/// comments, and (change-scoped runs) only the findings in the changed files; then the
+/// outcome, sorted and counted.
+fn filter(
+    opts: &Options,
+    plan: Plan,
+    read: Read,
+    per_scope: Vec<ScopeFindings>,
+    graphs: Vec<crate::graph::PackageGraph>,
+    sups: &[crate::suppress::Suppression],
+) -> Outcome {
+    let Plan {
+        paths,
+        notes,
+        config_path,
+        config,
+        ..
+    } = plan;
+    let Read {
+        files,
+        mut diags,
+        lint_file_count,
+        config_index,
+        ..
+    } = read;
+    let only: HashSet<PathBuf> = opts
+        .only_files
+        .iter()
+        .filter(|f| !crate::io::leaves_repository(f))
+        .filter_map(|f| std::fs::canonicalize(f).ok())
+        .collect();
     let mut counts = [0usize; 3];
     for (d, c) in per_scope {
         diags.extend(d);
@@ -518,7 +651,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     }
     let diags = config.apply(diags, &files);
     let diags = drop_embedded_fixes(diags, &files);
-    let mut diags = crate::suppress::apply(diags, &files, &sups);
+    let mut diags = crate::suppress::apply(diags, &files, sups);
     let diags = config.suppress(std::mem::take(&mut diags), &files, config_index);
     let diags = config.apply(diags, &files);
     let mut summary = Summary {
@@ -541,7 +674,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     };
     crate::report::sort(&mut diags, &files);
     summary.count(&diags);
-    Ok(Outcome {
+    Outcome {
         roots: paths,
         notes,
         files,
@@ -551,7 +684,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         config_path,
         max_file_size: config.limits.max_file_size,
         graphs,
-    })
+    }
 }
 
 /// Related locations (not counting folded findings) one finding lists.
