@@ -147,10 +147,11 @@ action_path() {
 #   OLMLINT_RELEASES_URL  where releases are downloaded from (default
 #                         $GITHUB_SERVER_URL/olmlint/olmlint/releases; the tests serve a fake one)
 
-# The [package] version of a Cargo.toml.
+# The version of the workspace's Cargo.toml ([workspace.package], which every crate of the
+# workspace takes; a [package] version is read too, for a checkout from before the workspace).
 crate_version() {
   tr -d '\r' <"$1" | awk '
-    /^\[/ { in_pkg = ($0 == "[package]") }
+    /^\[/ { in_pkg = ($0 == "[workspace.package]" || $0 == "[package]") }
     in_pkg && /^version[[:space:]]*=/ { gsub(/^[^"]*"|".*$/, ""); print; exit }
   '
 }
@@ -235,7 +236,7 @@ compute_prepare() {
       ap=$(action_path)
       [ -f "$ap/Cargo.toml" ] || fail "no Cargo.toml in the action's checkout ($ap); set the version input"
       VERSION=$(crate_version "$ap/Cargo.toml")
-      [ -n "$VERSION" ] || fail "no [package] version in $ap/Cargo.toml; set the version input"
+      [ -n "$VERSION" ] || fail "no version in the action's Cargo.toml ([workspace.package]); set the version input"
       MODE=release
       ;;
     source) MODE=source ;;

@@ -12,12 +12,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The first `version = "..."` after [package] in Cargo.toml.
+# The workspace's version: the first `version = "..."` after [workspace.package] in Cargo.toml
+# (every crate of the workspace takes it with `version.workspace = true`).
 version=$(awk '
-  /^\[/ { in_pkg = ($0 == "[package]") }
+  /^\[/ { in_pkg = ($0 == "[workspace.package]") }
   in_pkg && /^version[[:space:]]*=/ { gsub(/^[^"]*"|".*$/, ""); print; exit }
 ' Cargo.toml)
-[ -n "$version" ] || { echo "release-check: no [package] version in Cargo.toml" >&2; exit 1; }
+[ -n "$version" ] || { echo "release-check: no [workspace.package] version in Cargo.toml" >&2; exit 1; }
 
 problems=0
 problem() { echo "release-check: $*" >&2; problems=$((problems + 1)); }
@@ -26,12 +27,22 @@ case $version in
   *[!0-9A-Za-z.+-]* | "" ) problem "Cargo.toml version '$version' is not a semantic version" ;;
 esac
 
-lock=$(awk '
-  /^\[\[package\]\]/ { name = "" }
-  /^name = / { name = $3 }
-  /^version = / && name == "\"olmlint\"" { gsub(/"/, "", $3); print $3; exit }
-' Cargo.lock)
-[ "$lock" = "$version" ] || problem "Cargo.lock has olmlint $lock, Cargo.toml $version (run cargo update -p olmlint)"
+# Every crate of the workspace is published at the workspace's version, and depends on the
+# others at exactly that version (`cargo publish --workspace` publishes them in order).
+for manifest in Cargo.toml crates/*/Cargo.toml; do
+  name=$(awk '/^\[package\]/ { p = 1 } p && /^name = / { gsub(/"/, "", $3); print $3; exit }' "$manifest")
+  grep -q '^version.workspace = true' "$manifest" \
+    || problem "$manifest does not take the workspace's version (version.workspace = true)"
+  lock=$(awk -v want="\"$name\"" '
+    /^\[\[package\]\]/ { name = "" }
+    /^name = / { name = $3 }
+    /^version = / && name == want { gsub(/"/, "", $3); print $3; exit }
+  ' Cargo.lock)
+  [ "$lock" = "$version" ] || problem "Cargo.lock has $name $lock, Cargo.toml $version (run cargo update --workspace)"
+done
+while read -r dep pin; do
+  [ "$pin" = "=$version" ] || problem "Cargo.toml pins $dep at '$pin', not =$version"
+done < <(sed -n 's/^\(olmlint-[a-z]*\) = {.*version = "\([^"]*\)".*/\1 \2/p' Cargo.toml)
 
 shim=$(awk '
   /^\[/ { in_proj = ($0 == "[project]") }

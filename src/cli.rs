@@ -1,8 +1,8 @@
-//! The command line: a thin layer over [`crate::lint`] and [`crate::report`].
+//! The command line: a thin layer over [`crate::lint`] and [`olmlint_report`].
 
-use crate::diag::{Diagnostic, Severity};
-use crate::report::{github, human, Format, Report};
 use clap::{Parser, Subcommand, ValueEnum};
+use olmlint_base::diag::{Diagnostic, Severity};
+use olmlint_report::{github, human, Format, Report};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -261,7 +261,7 @@ impl HardStop {
     /// in, in the requested format, where the report would have gone. Nothing the run found
     /// is in it (its findings are not complete until the end).
     fn report(&self) {
-        let phase = crate::timings::current_phase();
+        let phase = olmlint_base::timings::current_phase();
         let finding = Diagnostic::new(
             "OLM012",
             format!(
@@ -274,7 +274,7 @@ impl HardStop {
         let report = Report {
             diags: &diags,
             files: &[],
-            summary: crate::report::Summary {
+            summary: olmlint_report::Summary {
                 errors: 1,
                 ..Default::default()
             },
@@ -286,7 +286,7 @@ impl HardStop {
         match &self.output_file {
             _ if self.diff => {}
             Some(path) => {
-                if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
+                if let Err(e) = olmlint_load::io::write_atomic(path, text.as_bytes()) {
                     eprintln!("olmlint: cannot write {}: {e}", path.display());
                 }
             }
@@ -343,7 +343,7 @@ fn release<T>(value: T) {
 
 pub fn main() -> i32 {
     EXITING.store(true, std::sync::atomic::Ordering::Relaxed);
-    crate::timings::start();
+    olmlint_base::timings::start();
     restore_sigpipe();
     pad_heap_growth();
     // Deep documents are legal up to 10 000 levels; give the pipeline room.
@@ -406,7 +406,7 @@ pub fn main() -> i32 {
 pub fn run(cli: Cli) -> i32 {
     match cli.command {
         Command::Rules { json } => {
-            let rules = crate::rules::all();
+            let rules = olmlint_base::rules::all();
             if json {
                 let v: Vec<_> = rules
                     .iter()
@@ -427,7 +427,7 @@ pub fn run(cli: Cli) -> i32 {
             }
             0
         }
-        Command::Explain { rule } => match crate::rules::get(&rule) {
+        Command::Explain { rule } => match olmlint_base::rules::get(&rule) {
             Some(r) => {
                 println!(
                     "# {} {}\n\nDefault severity: {}{}\n\n{}\n\n{}",
@@ -481,13 +481,13 @@ pub fn run(cli: Cli) -> i32 {
             }
         }
         Command::Schema { name: None } => {
-            for (name, _) in crate::model::schema::SCHEMAS {
+            for (name, _) in olmlint_model::schema::SCHEMAS {
                 println!("{name}");
             }
             println!("olmlint-config");
             0
         }
-        Command::Schema { name: Some(name) } => match crate::model::schema::text(&name) {
+        Command::Schema { name: Some(name) } => match olmlint_model::schema::text(&name) {
             Some(text) => {
                 print!("{text}");
                 0
@@ -534,7 +534,7 @@ fn lint(args: LintArgs) -> i32 {
     for p in &args.paths {
         let problem = match std::fs::symlink_metadata(p) {
             // Not an existence test of where a planted link points: the walk reports it.
-            Err(_) if crate::io::leaves_repository(p) => None,
+            Err(_) if olmlint_load::io::leaves_repository(p) => None,
             Err(e) => Some(e.to_string()),
             Ok(m) if args.only_files && m.is_dir() => {
                 Some("is a directory; --only-files takes the changed files".to_string())
@@ -555,7 +555,7 @@ fn lint(args: LintArgs) -> i32 {
     };
     // The HTML report draws the upgrade graphs from the models the checks build.
     if report_format(args.format) == Format::Html {
-        opts.graph = Some(crate::graph::Filter::default());
+        opts.graph = Some(olmlint_report::graph::Filter::default());
     }
     let opts = opts;
     if args.unsafe_fixes && !args.fix && !args.diff {
@@ -563,9 +563,9 @@ fn lint(args: LintArgs) -> i32 {
         return 2;
     }
     let mode = if args.unsafe_fixes {
-        crate::fix::Mode::Unsafe
+        olmlint_load::fix::Mode::Unsafe
     } else {
-        crate::fix::Mode::Safe
+        olmlint_load::fix::Mode::Safe
     };
     if args.diff {
         return show_diff(
@@ -621,7 +621,7 @@ fn lint(args: LintArgs) -> i32 {
             .collect();
         if !unread.is_empty() {
             outcome.diags.extend(unread);
-            crate::report::sort(&mut outcome.diags, &outcome.files);
+            olmlint_report::sort(&mut outcome.diags, &outcome.files);
             outcome.summary.recount(&outcome.diags);
         }
     }
@@ -629,8 +629,8 @@ fn lint(args: LintArgs) -> i32 {
     // A fix is advertised (JSON/SARIF `fix`, the "fixable" count) only if `--fix` would
     // apply it: re-parsing shows exactly the intended change.
     if outcome.diags.iter().any(|d| d.fix.is_some()) {
-        let refused = crate::timings::phase("fix verification", || {
-            crate::fix::refused(&outcome.diags, &outcome.files)
+        let refused = olmlint_base::timings::phase("fix verification", || {
+            olmlint_load::fix::refused(&outcome.diags, &outcome.files)
         });
         for i in refused {
             if let Some(d) = outcome.diags.get_mut(i) {
@@ -658,15 +658,15 @@ fn lint(args: LintArgs) -> i32 {
                 && std::io::stdout().is_terminal()
         }
     };
-    crate::timings::mark("checks done");
-    crate::timings::work_report();
+    olmlint_base::timings::mark("checks done");
+    olmlint_base::timings::work_report();
     let text = if args.statistics && matches!(format, Format::Human | Format::Concise) {
-        crate::report::terminal_safe(&crate::report::human::statistics(&report), false)
+        olmlint_report::terminal_safe(&olmlint_report::human::statistics(&report), false)
     } else {
         report.render(format, color)
     };
     if let Some(path) = &args.output_file {
-        if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
+        if let Err(e) = olmlint_load::io::write_atomic(path, text.as_bytes()) {
             eprintln!("olmlint: cannot write {}: {e}", path.display());
             return 2;
         }
@@ -683,11 +683,11 @@ fn lint(args: LintArgs) -> i32 {
     }
     if !args.quiet {
         for n in &outcome.notes {
-            eprintln!("note: {}", crate::report::terminal_safe(n, false));
+            eprintln!("note: {}", olmlint_report::terminal_safe(n, false));
         }
         eprint!(
             "{}",
-            crate::report::terminal_safe(
+            olmlint_report::terminal_safe(
                 &human::summary_line(&report, started.elapsed(), &fix_command(&args.paths, false)),
                 false
             )
@@ -696,7 +696,7 @@ fn lint(args: LintArgs) -> i32 {
     let threshold = args.fail_on.threshold();
     let failed = threshold.is_some_and(|t| outcome.diags.iter().any(|d| d.severity >= t));
     release(outcome);
-    crate::timings::mark("report written");
+    olmlint_base::timings::mark("report written");
     if config_mistakes > 0 {
         say(&format!(
             "the configuration has {config_mistakes} mistake(s); fix {} and run again (other findings are not reported: under a configuration that may not mean what it says they could be wrong)",
@@ -719,7 +719,7 @@ fn plan_change(
     let Some(git_ref) = &args.changed_since else {
         if args.only_files {
             opts.only_files
-                .retain(|f| f.is_file() || crate::io::leaves_repository(f));
+                .retain(|f| f.is_file() || olmlint_load::io::leaves_repository(f));
             if opts.only_files.is_empty() {
                 return Err(nothing_changed(args, ""));
             }
@@ -731,19 +731,20 @@ fn plan_change(
     let deadline = args
         .timeout
         .map(|t| started + std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9)));
-    let since = crate::git::Since::open(git_ref, deadline).map_err(|e| git_failed(args, e))?;
+    let since =
+        olmlint_load::git::Since::open(git_ref, deadline).map_err(|e| git_failed(args, e))?;
     let changed = since.changed_files().map_err(|e| git_failed(args, e))?;
     let deleted = since.deleted_files().map_err(|e| git_failed(args, e))?;
-    opts.only_files = crate::git::catalog_files_under(changed, &args.paths);
+    opts.only_files = olmlint_load::git::catalog_files_under(changed, &args.paths);
     // `--fix` and `--diff` edit the changed files only.
     if !args.fix && !args.diff {
-        opts.deleted = crate::git::catalog_files_under(deleted, &args.paths);
+        opts.deleted = olmlint_load::git::catalog_files_under(deleted, &args.paths);
     }
     if opts.only_files.is_empty() && opts.deleted.is_empty() {
         return Err(nothing_changed(args, &format!(" since {git_ref}")));
     }
     let roots = crate::lint::change_roots(opts);
-    let deletion_roots = crate::load::walk::changed_file_roots(&opts.deleted, &opts.paths);
+    let deletion_roots = olmlint_load::walk::changed_file_roots(&opts.deleted, &opts.paths);
     let every = args.only_new || (opts.baseline.is_none() && roots.len() == 1);
     let max_file_size = configured_file_limit(opts, &roots);
     let mut snapshots = Vec::new();
@@ -752,7 +753,7 @@ fn plan_change(
             continue;
         }
         match since.snapshot(root, max_file_size) {
-            Err(e @ crate::git::Error::TimedOut(_)) => return Err(git_failed(args, e)),
+            Err(e @ olmlint_load::git::Error::TimedOut(_)) => return Err(git_failed(args, e)),
             snap => snapshots.push((root.clone(), snap.map_err(|e| e.to_string()))),
         }
     }
@@ -776,20 +777,21 @@ fn configured_file_limit(opts: &crate::lint::Options, roots: &[PathBuf]) -> u64 
         // A configuration that cannot be used fails the lint run itself with its reason.
         (None, _) => roots
             .first()
-            .and_then(|p| crate::config::Config::discover(p).ok().flatten()),
+            .and_then(|p| olmlint_check::config::Config::discover(p).ok().flatten()),
     };
-    path.and_then(|p| crate::config::Config::load(&p).ok())
-        .map_or(crate::load::Limits::default().max_file_size, |(c, _, _)| {
-            c.limits.max_file_size
-        })
+    path.and_then(|p| olmlint_check::config::Config::load(&p).ok())
+        .map_or(
+            olmlint_load::Limits::default().max_file_size,
+            |(c, _, _)| c.limits.max_file_size,
+        )
 }
 
 /// git could not answer: a usage or I/O error (exit 2), or, when `--timeout` passed, an
 /// OLM012 report like any phase that runs out of time.
-fn git_failed(args: &LintArgs, e: crate::git::Error) -> i32 {
+fn git_failed(args: &LintArgs, e: olmlint_load::git::Error) -> i32 {
     let git_ref = args.changed_since.as_deref().unwrap_or("");
     match e {
-        crate::git::Error::TimedOut(what) => {
+        olmlint_load::git::Error::TimedOut(what) => {
             let secs = args.timeout.unwrap_or(0.0);
             let finding = Diagnostic::new(
                 "OLM012",
@@ -801,7 +803,7 @@ fn git_failed(args: &LintArgs, e: crate::git::Error) -> i32 {
             ));
             early_report(args, vec![finding], None)
         }
-        crate::git::Error::Failed(m) => {
+        olmlint_load::git::Error::Failed(m) => {
             say(&format!("--changed-since {git_ref}: {m}"));
             2
         }
@@ -814,7 +816,7 @@ fn nothing_changed(args: &LintArgs, since: &str) -> i32 {
     if !args.quiet {
         eprintln!(
             "olmlint: no catalog files changed{}",
-            crate::report::terminal_safe(since, false)
+            olmlint_report::terminal_safe(since, false)
         );
     }
     early_report(
@@ -831,7 +833,7 @@ fn nothing_changed(args: &LintArgs, since: &str) -> i32 {
 /// format; with `-f github`, `step_summary` (else the report's own) is appended to the job
 /// summary. Returns the exit code.
 fn early_report(args: &LintArgs, diags: Vec<Diagnostic>, step_summary: Option<String>) -> i32 {
-    let mut summary = crate::report::Summary::default();
+    let mut summary = olmlint_report::Summary::default();
     summary.count(&diags);
     let report = Report {
         diags: &diags,
@@ -843,7 +845,7 @@ fn early_report(args: &LintArgs, diags: Vec<Diagnostic>, step_summary: Option<St
     let format = report_format(args.format);
     let text = report.render(format, false);
     if let Some(path) = &args.output_file {
-        if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
+        if let Err(e) = olmlint_load::io::write_atomic(path, text.as_bytes()) {
             eprintln!("olmlint: cannot write {}: {e}", path.display());
             return 2;
         }
@@ -865,7 +867,7 @@ fn known_findings(
     snapshots: &[AtRef],
     outcome: &mut crate::lint::Outcome,
 ) -> Result<Option<i32>, String> {
-    use crate::findings::{self, Base};
+    use olmlint_load::findings::{self, Base};
     let dir_of = |p: &std::path::Path| {
         p.parent()
             .filter(|d| !d.as_os_str().is_empty())
@@ -875,7 +877,7 @@ fn known_findings(
         let dir = dir_of(path);
         let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Dir(&dir));
         let text = findings::baseline_text(&outcome.diags, &keys);
-        crate::io::write_atomic(path, text.as_bytes())
+        olmlint_load::io::write_atomic(path, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         let n: usize = outcome.diags.iter().map(|d| 1 + d.omitted).sum();
         if !args.quiet {
@@ -899,7 +901,7 @@ fn known_findings(
             &keys,
             &entries,
             &linted,
-            &crate::load::display_path(path),
+            &olmlint_load::display_path(path),
         );
         outcome.diags = applied.kept;
         outcome.diags.extend(applied.stale);
@@ -915,7 +917,7 @@ fn known_findings(
     }
     if args.findings_baseline.is_some() || args.only_new || deletions {
         // Stale baseline entries were appended; counts changed.
-        crate::report::sort(&mut outcome.diags, &outcome.files);
+        olmlint_report::sort(&mut outcome.diags, &outcome.files);
         outcome.summary.recount(&outcome.diags);
     }
     Ok(None)
@@ -951,7 +953,7 @@ fn introduced_by_deletions(
             Ok(_) => compared.push(root.clone()),
             Err(e) => outcome.notes.push(format!(
                 "{}: cannot read it as it was at {git_ref} ({e}), so the findings of this catalog where files were deleted are all reported, old ones too",
-                crate::load::display_path(root)
+                olmlint_load::display_path(root)
             )),
         }
     }
@@ -966,7 +968,7 @@ fn introduced_by_deletions(
 
 /// A catalog as it was at the `--changed-since` ref (`None`: it did not exist there), or why
 /// it could not be read.
-type AtRef = (PathBuf, Result<Option<crate::git::Snapshot>, String>);
+type AtRef = (PathBuf, Result<Option<olmlint_load::git::Snapshot>, String>);
 
 /// `--only-new`: lints each catalog (of those `compare` accepts) as it was at `git_ref`
 /// (`snapshots`, same configuration) and drops the current findings whose fingerprints occur
@@ -978,7 +980,7 @@ fn preexisting(
     outcome: &mut crate::lint::Outcome,
     compare: &dyn Fn(&std::path::Path) -> bool,
 ) -> Result<usize, String> {
-    use crate::findings::{self, Base};
+    use olmlint_load::findings::{self, Base};
     let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Roots(&outcome.roots));
     // Every catalog as it was at REF (one that did not exist there has only new findings),
     // linted in one run so that they are checked in parallel.
@@ -1042,7 +1044,7 @@ fn preexisting(
 fn graph(args: &GraphArgs) -> i32 {
     let req = crate::graph_command::Request {
         paths: args.paths.clone(),
-        filter: crate::graph::Filter {
+        filter: olmlint_report::graph::Filter {
             package: args.package.clone(),
             channel: args.channel.clone(),
         },
@@ -1059,7 +1061,7 @@ fn graph(args: &GraphArgs) -> i32 {
     let drawn = match crate::graph_command::draw(&req) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("olmlint: {}", crate::report::terminal_safe(&e, false));
+            eprintln!("olmlint: {}", olmlint_report::terminal_safe(&e, false));
             return 2;
         }
     };
@@ -1074,13 +1076,13 @@ fn graph(args: &GraphArgs) -> i32 {
     }
     let text = crate::graph_command::render(&drawn, args.format);
     if args.format == GraphFormat::Mermaid {
-        if let Some(why) = crate::graph::mermaid_too_large(&text, &drawn.graphs) {
+        if let Some(why) = olmlint_report::graph::mermaid_too_large(&text, &drawn.graphs) {
             eprintln!("olmlint: warning: {why}");
         }
     }
     match &args.output_file {
         Some(path) => {
-            if let Err(e) = crate::io::write_atomic(path, text.as_bytes()) {
+            if let Err(e) = olmlint_load::io::write_atomic(path, text.as_bytes()) {
                 eprintln!("olmlint: cannot write {}: {e}", path.display());
                 return 2;
             }
@@ -1119,13 +1121,13 @@ fn resolve(args: &ResolveArgs) -> i32 {
             match args.format {
                 ResolveFormat::Json => println!(
                     "{}",
-                    crate::escape::json_text(
+                    olmlint_base::escape::json_text(
                         serde_json::to_string_pretty(&answer).unwrap_or_default()
                     )
                 ),
                 ResolveFormat::Human => print!(
                     "{}",
-                    crate::report::terminal_safe(&crate::resolve::render(&answer), false)
+                    olmlint_report::terminal_safe(&crate::resolve::render(&answer), false)
                 ),
             }
             i32::from(!answer.installable)
@@ -1133,7 +1135,7 @@ fn resolve(args: &ResolveArgs) -> i32 {
         Err(e) => {
             eprintln!(
                 "olmlint resolve: {}",
-                crate::report::terminal_safe(&e, false)
+                olmlint_report::terminal_safe(&e, false)
             );
             2
         }
@@ -1144,7 +1146,7 @@ fn resolve(args: &ResolveArgs) -> i32 {
 /// last lint's outcome (what remains). Prints each applied fix on stderr.
 fn fix_in_place(
     opts: &crate::lint::Options,
-    mode: crate::fix::Mode,
+    mode: olmlint_load::fix::Mode,
     quiet: bool,
 ) -> Result<crate::lint::Outcome, i32> {
     let mut fixed = 0usize;
@@ -1154,7 +1156,7 @@ fn fix_in_place(
             say(&e);
             2
         })?;
-        let changes = crate::fix::plan(&outcome.diags, &outcome.files, mode);
+        let changes = olmlint_load::fix::plan(&outcome.diags, &outcome.files, mode);
         if changes.is_empty() || pass == MAX_FIX_PASSES {
             if !quiet && fixed > 0 {
                 eprintln!(
@@ -1166,7 +1168,7 @@ fn fix_in_place(
             }
             return Ok(outcome);
         }
-        let problems = crate::fix::write(&changes, &outcome.roots);
+        let problems = olmlint_load::fix::write(&changes, &outcome.roots);
         for c in &changes {
             if problems
                 .iter()
@@ -1180,7 +1182,7 @@ fn fix_in_place(
                 if !quiet {
                     eprintln!(
                         "{}",
-                        crate::report::terminal_safe(
+                        olmlint_report::terminal_safe(
                             &format!(
                                 "fixed {}:{}:{}: {} {}",
                                 c.display, a.line, a.column, a.rule, a.description
@@ -1219,14 +1221,14 @@ fn append_step_summary(markdown: impl FnOnce() -> String) {
 }
 
 fn say(message: &str) {
-    eprintln!("olmlint: {}", crate::report::terminal_safe(message, false));
+    eprintln!("olmlint: {}", olmlint_report::terminal_safe(message, false));
 }
 
 /// `--diff`: print what `--fix` would change as a unified diff; exit 1 when it would change
 /// something. Shows one pass: fixes uncovered by other fixes appear after `--fix`.
 fn show_diff(
     opts: &crate::lint::Options,
-    mode: crate::fix::Mode,
+    mode: olmlint_load::fix::Mode,
     quiet: bool,
     apply_with: &str,
 ) -> i32 {
@@ -1237,10 +1239,10 @@ fn show_diff(
             return 2;
         }
     };
-    let changes = crate::fix::plan(&outcome.diags, &outcome.files, mode);
+    let changes = olmlint_load::fix::plan(&outcome.diags, &outcome.files, mode);
     let mut out = std::io::stdout().lock();
     for c in &changes {
-        let _ = out.write_all(crate::fix::unified_diff(c).as_bytes());
+        let _ = out.write_all(olmlint_load::fix::unified_diff(c).as_bytes());
     }
     let n: usize = changes.iter().map(|c| c.applied.len()).sum();
     if !quiet {
@@ -1254,7 +1256,7 @@ fn show_diff(
             plural(n),
             changes.len(),
             plural(changes.len()),
-            crate::report::terminal_safe(&apply, false)
+            olmlint_report::terminal_safe(&apply, false)
         );
     }
     release(outcome);

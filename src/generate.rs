@@ -40,7 +40,7 @@ pub fn man_pages_to(cmd: clap::Command, dir: &Path) -> std::io::Result<Vec<PathB
             .source(concat!("olmlint ", env!("CARGO_PKG_VERSION")))
             .render(&mut text)?;
         let path = dir.join(format!("{name}.1"));
-        crate::io::write_atomic(&path, &text)?;
+        olmlint_load::io::write_atomic(&path, &text)?;
         written.push(path);
     }
     Ok(written)

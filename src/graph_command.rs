@@ -2,8 +2,8 @@
 //! their previous versions), lints each side once with the graphs drawn from the checks'
 //! models, takes the difference, overlays the findings, folds long chains and renders.
 
-use crate::graph::{self, Filter, PackageGraph};
 use crate::lint::{self, Outcome};
+use olmlint_report::graph::{self, Filter, PackageGraph};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -69,7 +69,7 @@ fn options(req: &Request, paths: Vec<PathBuf>) -> lint::Options {
 
 /// The findings of a run placed on its graphs (each finding on its own catalog's graphs).
 fn overlaid(mut graphs: Vec<PackageGraph>, outcome: &Outcome) -> Vec<PackageGraph> {
-    let scope_of = |d: &crate::diag::Diagnostic| {
+    let scope_of = |d: &olmlint_base::diag::Diagnostic| {
         d.location
             .and_then(|l| outcome.files.get(l.file))
             .map(|f| f.scope)
@@ -91,7 +91,7 @@ pub fn draw(req: &Request) -> Result<Drawn, String> {
         let old_graphs = relabel(std::mem::take(&mut before.graphs), old, &req.paths);
         Drawn {
             graphs: overlaid(graph::diff(old_graphs, new_graphs), &new),
-            compared_with: Some(format!("compared with {}", crate::load::display_path(old))),
+            compared_with: Some(format!("compared with {}", olmlint_load::display_path(old))),
         }
     } else {
         let mut outcome = lint::run(&options(req, req.paths.clone()))?;
@@ -109,10 +109,10 @@ pub fn draw(req: &Request) -> Result<Drawn, String> {
 /// baseline's path at the start of a catalog name becomes the linted one's (the rest, such as
 /// an OpenShift release group, is kept). Both runs lint one catalog, scope 0.
 fn relabel(mut old: Vec<PackageGraph>, was: &Path, now: &[PathBuf]) -> Vec<PackageGraph> {
-    let was = crate::load::display_path(was);
+    let was = olmlint_load::display_path(was);
     let now = now
         .first()
-        .map_or_else(|| ".".to_string(), |p| crate::load::display_path(p));
+        .map_or_else(|| ".".to_string(), |p| olmlint_load::display_path(p));
     for p in &mut old {
         if let Some(rest) = p.catalog.strip_prefix(&was) {
             p.catalog = format!("{now}{rest}");
@@ -127,25 +127,28 @@ fn relabel(mut old: Vec<PackageGraph>, was: &Path, now: &[PathBuf]) -> Vec<Packa
 /// against its snapshot.
 fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
     let compared_with = Some(format!("changed since {git_ref}"));
-    let failed = |e: crate::git::Error| format!("--changed-since {git_ref}: {e}");
-    let since = crate::git::Since::open(git_ref, None).map_err(failed)?;
+    let failed = |e: olmlint_load::git::Error| format!("--changed-since {git_ref}: {e}");
+    let since = olmlint_load::git::Since::open(git_ref, None).map_err(failed)?;
     let changed = since
         .changed_files()
-        .map(|f| crate::git::catalog_files_under(f, &req.paths))
+        .map(|f| olmlint_load::git::catalog_files_under(f, &req.paths))
         .map_err(failed)?;
     // A deleted file (a package's catalog removed) changes its catalog's graph too.
     let deleted = since
         .deleted_files()
-        .map(|f| crate::git::catalog_files_under(f, &req.paths))
+        .map(|f| olmlint_load::git::catalog_files_under(f, &req.paths))
         .map_err(failed)?;
-    for link in changed.iter().filter(|f| crate::io::leaves_repository(f)) {
+    for link in changed
+        .iter()
+        .filter(|f| olmlint_load::io::leaves_repository(f))
+    {
         eprintln!(
             "olmlint: warning: {}: symbolic link (or a directory on its path) to a target outside the repository; not read",
-            crate::report::terminal_safe(&crate::load::display_path(link), false)
+            olmlint_report::terminal_safe(&olmlint_load::display_path(link), false)
         );
     }
     let all: Vec<PathBuf> = changed.iter().chain(&deleted).cloned().collect();
-    let mut roots: Vec<PathBuf> = crate::load::walk::changed_file_roots(&all, &req.paths)
+    let mut roots: Vec<PathBuf> = olmlint_load::walk::changed_file_roots(&all, &req.paths)
         .into_iter()
         .map(|r| operator_of(&r))
         .collect();
@@ -157,17 +160,17 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
             // The whole catalog directory was deleted: nothing is left to lint or draw.
             eprintln!(
                 "olmlint: {} was deleted since {git_ref}; its graphs are not drawn",
-                crate::load::display_path(&root)
+                olmlint_load::display_path(&root)
             );
             continue;
         }
         let snapshot = since
-            .snapshot(&root, crate::load::Limits::default().max_file_size)
+            .snapshot(&root, olmlint_load::Limits::default().max_file_size)
             .map_err(failed)?;
         for problem in snapshot.iter().flat_map(|s| &s.problems) {
             eprintln!(
                 "olmlint: warning: {}",
-                crate::report::terminal_safe(problem, false)
+                olmlint_report::terminal_safe(problem, false)
             );
         }
         let mut opts = options(req, vec![root.clone()]);
@@ -204,8 +207,8 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
 fn operator_of(root: &Path) -> PathBuf {
     match root.parent() {
         Some(parent)
-            if crate::load::walk::is_bundle_dir(root)
-                && crate::load::walk::is_operator_dir(parent) =>
+            if olmlint_load::walk::is_bundle_dir(root)
+                && olmlint_load::walk::is_operator_dir(parent) =>
         {
             parent.to_path_buf()
         }
@@ -220,13 +223,13 @@ pub fn render(drawn: &Drawn, format: GraphFormat) -> String {
         GraphFormat::Mermaid => graph::mermaid(graphs),
         GraphFormat::Dot => graph::dot(graphs),
         GraphFormat::Svg => graph::svg(graphs),
-        GraphFormat::Json => crate::escape::json_text(
+        GraphFormat::Json => olmlint_base::escape::json_text(
             serde_json::to_string_pretty(graphs).unwrap_or_default() + "\n",
         ),
         GraphFormat::Markdown => graph::markdown(
             graphs,
             drawn.compared_with.as_deref().unwrap_or("of the catalogs"),
-            crate::report::github::step_summary_room(),
+            olmlint_report::github::step_summary_room(),
         ),
     }
 }

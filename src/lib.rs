@@ -1,8 +1,11 @@
 //! olmlint: a linter and validation pipeline for Operator Lifecycle Manager catalogs.
 //!
-//! The pipeline: [`load`] (walk and parse with spans) → [`model`] (packages, channels,
-//! bundles) → [`check`] (rule families) → [`report`] (human, json, sarif, github, junit).
-//! [`semantics`] holds the I/O-free cores: version ranges, constraints, CEL and SAT.
+//! This crate is the command line: one module per command ([`lint`], [`graph_command`],
+//! [`resolve`], [`generate`]) and [`cli`], which parses arguments and dispatches. The pipeline
+//! is the workspace's layer crates, re-exported here under their stage names: [`load`] (walk
+//! and parse with spans) → [`model`] (packages, channels, bundles) → [`check`] (rule
+//! families) → [`report`] (formats and graphs), on [`semantics`] (the I/O-free cores:
+//! version ranges, constraints, CEL and SAT) and the base crate (trees, diagnostics, rules).
 #![cfg_attr(
     not(test),
     deny(
@@ -13,25 +16,18 @@
     )
 )]
 
-pub mod check;
 pub mod cli;
-pub mod config;
-pub mod diag;
-pub mod escape;
-pub mod findings;
-pub mod fix;
 pub mod generate;
-pub mod git;
-pub mod graph;
 pub mod graph_command;
-pub mod io;
 pub mod lint;
-pub mod load;
-pub mod model;
-pub mod report;
 pub mod resolve;
-pub mod rules;
-pub mod semantics;
-pub mod suggest;
-pub mod suppress;
-pub mod timings;
+
+pub use olmlint_base::{diag, escape, rules, suggest, timings};
+pub use olmlint_check as check;
+pub use olmlint_check::{config, suppress};
+pub use olmlint_load as load;
+pub use olmlint_load::{findings, fix, git, io};
+pub use olmlint_model as model;
+pub use olmlint_report as report;
+pub use olmlint_report::graph;
+pub use olmlint_semantics as semantics;

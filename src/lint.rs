@@ -1,10 +1,10 @@
 //! The whole pipeline for one `olmlint lint` run: load → model → checks → filters.
 
-use crate::check::{self, Ctx};
-use crate::config::Config;
-use crate::diag::Diagnostic;
-use crate::load::{self, LoadedFile};
-use crate::report::Summary;
+use olmlint_base::diag::Diagnostic;
+use olmlint_check::config::Config;
+use olmlint_check::{self as check, Ctx};
+use olmlint_load::{self as load, LoadedFile};
+use olmlint_report::Summary;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ pub struct Options {
     pub exiting: bool,
     /// Also draw the upgrade graphs of these channels (`olmlint graph`) from the models the
     /// checks use, into [`Outcome::graphs`].
-    pub graph: Option<crate::graph::Filter>,
+    pub graph: Option<olmlint_report::graph::Filter>,
 }
 
 pub struct Outcome {
@@ -59,7 +59,7 @@ pub struct Outcome {
     /// `limits.max-file-size`: also bounds the files the report stage reads.
     pub max_file_size: u64,
     /// With [`Options::graph`]: the linted catalogs' upgrade graphs, findings not overlaid.
-    pub graphs: Vec<crate::graph::PackageGraph>,
+    pub graphs: Vec<olmlint_report::graph::PackageGraph>,
 }
 
 impl Outcome {
@@ -105,7 +105,7 @@ fn plan_paths(paths: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<PathBuf> {
             // A path that leaves the repository through a link is not looked into (the walk
             // reports it).
             .flat_map(
-                |p| match split(&p).filter(|_| !crate::io::leaves_repository(&p)) {
+                |p| match split(&p).filter(|_| !olmlint_load::io::leaves_repository(&p)) {
                     Some(parts) => {
                         notes.push(note(&load::display_path(&p), &parts));
                         parts
@@ -143,7 +143,7 @@ pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
 fn links_out_of_the_repository(only_files: &[PathBuf]) -> Vec<Diagnostic> {
     only_files
         .iter()
-        .filter(|f| crate::io::leaves_repository(f))
+        .filter(|f| olmlint_load::io::leaves_repository(f))
         .map(|f| {
             Diagnostic::new(
                 "OLM001",
@@ -161,7 +161,7 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
     let mut plan = plan(opts)?;
     let read = read(opts, &mut plan);
     let (per_scope, graphs, sups) = check(opts, &plan.config, &read);
-    crate::timings::mark("catalogs checked");
+    olmlint_base::timings::mark("catalogs checked");
     Ok(filter(opts, plan, read, per_scope, graphs, &sups))
 }
 
@@ -217,7 +217,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
     };
     for (list, on) in [(&opts.enable, true), (&opts.disable, false)] {
         for id in list {
-            let rule = crate::rules::get(id)
+            let rule = olmlint_base::rules::get(id)
                 .ok_or_else(|| format!("unknown rule `{id}` (see `olmlint rules`)"))?;
             config.set_enabled(rule.id, on);
         }
@@ -234,7 +234,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
         None if opts
             .enable
             .iter()
-            .any(|r| crate::rules::get(r).is_some_and(|x| x.id == "OLM720")) =>
+            .any(|r| olmlint_base::rules::get(r).is_some_and(|x| x.id == "OLM720")) =>
         {
             return Err("OLM720 needs --cluster-properties FILE (or `cluster-properties:` in .olmlint.yaml): the target cluster's properties and constraints".into());
         }
@@ -242,9 +242,9 @@ fn plan(opts: &Options) -> Result<Plan, String> {
     }
     let cluster = match cluster_path {
         Some(p) => {
-            let bytes = crate::io::refuse_leaving(&p)
+            let bytes = olmlint_load::io::refuse_leaving(&p)
                 .and_then(|()| {
-                    crate::io::read_regular(&p, config.limits.max_file_size)
+                    olmlint_load::io::read_regular(&p, config.limits.max_file_size)
                         .map_err(|e| e.to_string())
                 })
                 .map_err(|e| format!("--cluster-properties {}: {e}", p.display()))?;
@@ -306,7 +306,7 @@ struct Read {
     context_end: usize,
     lint_file_count: usize,
     config_index: Option<usize>,
-    cluster: Option<crate::model::cluster::ClusterPolicy>,
+    cluster: Option<olmlint_model::cluster::ClusterPolicy>,
 }
 
 /// The load stage: every catalog read in parallel, then the configuration and cluster files
@@ -322,7 +322,7 @@ fn read(opts: &Options, plan: &mut Plan) -> Read {
         .chain(&opts.baseline)
         .cloned()
         .collect();
-    let loaded = crate::timings::phase("load", || load::load(&all_paths, &limits));
+    let loaded = olmlint_base::timings::phase("load", || load::load(&all_paths, &limits));
     let mut files = loaded.files;
     // The cluster file may live in the catalog tree; it is never catalog content.
     if let Some(cp) = plan
@@ -359,13 +359,13 @@ fn read(opts: &Options, plan: &mut Plan) -> Read {
                 .get(scope)
                 .map_or(String::new(), |p| p.display().to_string());
             let message = first.problems.first().map_or("", |p| p.message.as_str());
-            plan.notes.push(crate::diag::bounded(
+            plan.notes.push(olmlint_base::diag::bounded(
                 format!(
                     "{what} {path}: {} file(s) could not be read completely (e.g. {}: {message}); the checks that use it see only what was read",
                     broken.len(),
                     first.source.display
                 ),
-                crate::diag::MAX_MESSAGE,
+                olmlint_base::diag::MAX_MESSAGE,
             ));
         }
     }
@@ -402,7 +402,7 @@ fn read(opts: &Options, plan: &mut Plan) -> Read {
                 .help(p.help.clone())
         }));
         let root = file.docs.first().and_then(|d| d.root.as_ref());
-        let policy = crate::model::cluster::ClusterPolicy::read(
+        let policy = olmlint_model::cluster::ClusterPolicy::read(
             idx,
             file.source.display.clone(),
             root,
@@ -433,8 +433,8 @@ fn check(
     read: &Read,
 ) -> (
     Vec<ScopeFindings>,
-    Vec<crate::graph::PackageGraph>,
-    Vec<crate::suppress::Suppression>,
+    Vec<olmlint_report::graph::PackageGraph>,
+    Vec<olmlint_check::suppress::Suppression>,
 ) {
     let Read {
         files,
@@ -445,35 +445,35 @@ fn check(
         ..
     } = read;
     let (files, linted_scopes, context_end) = (files.as_slice(), *linted_scopes, *context_end);
-    let provided = crate::model::resolution::Provided {
+    let provided = olmlint_model::resolution::Provided {
         packages: config.provided_packages.clone(),
         gvks: config.provided_gvks.clone(),
         open_world: !(config.closed_world || opts.closed_world),
     };
     // Context catalogs: modelled once, shared by every linted catalog; their findings are
     // not ours to report.
-    let context: Vec<(String, crate::model::Catalog<'_>)> = (linted_scopes..context_end)
+    let context: Vec<(String, olmlint_model::Catalog<'_>)> = (linted_scopes..context_end)
         .into_par_iter()
         .map(|scope| {
             let name = all_paths
                 .get(scope)
                 .map_or(String::new(), |p| p.display().to_string());
-            (name, crate::model::build(files, scope, &mut Vec::new()))
+            (name, olmlint_model::build(files, scope, &mut Vec::new()))
         })
         .collect();
-    let context_index: Vec<crate::model::index::Index<'_>> = context
+    let context_index: Vec<olmlint_model::index::Index<'_>> = context
         .iter()
-        .map(|(_, c)| crate::model::index::Index::new(c))
+        .map(|(_, c)| olmlint_model::index::Index::new(c))
         .collect();
     // The baseline: modelled and resolved once, with the same context catalogs.
     let baseline_catalog = opts.baseline.as_ref().map(|_| {
-        crate::timings::phase("baseline model", || {
-            crate::model::build(files, context_end, &mut Vec::new())
+        olmlint_base::timings::phase("baseline model", || {
+            olmlint_model::build(files, context_end, &mut Vec::new())
         })
     });
     let baseline_index = baseline_catalog
         .as_ref()
-        .map(crate::model::index::Index::new);
+        .map(olmlint_model::index::Index::new);
     let baseline_parts =
         baseline_catalog
             .as_ref()
@@ -484,10 +484,10 @@ fn check(
                     .as_ref()
                     .map_or(String::new(), |p| p.display().to_string());
                 let sources = sources(name, cat, index, &context, &context_index);
-                let resolution = crate::timings::phase("baseline resolution", || {
-                    crate::model::resolution::build(&sources, config.cel_budget(), &provided)
+                let resolution = olmlint_base::timings::phase("baseline resolution", || {
+                    olmlint_model::resolution::build(&sources, config.cel_budget(), &provided)
                 });
-                let catalogs: Vec<&crate::model::Catalog<'_>> =
+                let catalogs: Vec<&olmlint_model::Catalog<'_>> =
                     sources.iter().map(|s| s.catalog).collect();
                 (cat, index, resolution, catalogs)
             });
@@ -518,7 +518,11 @@ fn check(
     // The suppression comments are found while the catalogs are checked.
     let ((per_scope, graphs), sups) = rayon::join(
         || check_scopes(&env, &scopes, all_paths, linted_scopes, opts),
-        || crate::timings::phase("suppression comments", || crate::suppress::collect(files)),
+        || {
+            olmlint_base::timings::phase("suppression comments", || {
+                olmlint_check::suppress::collect(files)
+            })
+        },
     );
     (per_scope, graphs, sups)
 }
@@ -532,10 +536,10 @@ fn check_scopes<'a>(
     all_paths: &[PathBuf],
     linted_scopes: usize,
     opts: &Options,
-) -> (Vec<ScopeFindings>, Vec<crate::graph::PackageGraph>) {
+) -> (Vec<ScopeFindings>, Vec<olmlint_report::graph::PackageGraph>) {
     let files = env.files;
     // Basic templates' graphs, drawn where their catalogs are checked (in batches, in parallel).
-    let template_graphs_out: std::sync::Mutex<Vec<crate::graph::PackageGraph>> =
+    let template_graphs_out: std::sync::Mutex<Vec<olmlint_report::graph::PackageGraph>> =
         std::sync::Mutex::new(Vec::new());
     // Each catalog is modelled once; the models are kept for the templates rendered into
     // them (their bundles' dependencies resolve there, their drift is measured there).
@@ -543,8 +547,9 @@ fn check_scopes<'a>(
         .par_iter()
         .map(|&scope| {
             let mut diags = Vec::new();
-            let catalog =
-                crate::timings::phase("model", || crate::model::build(files, scope, &mut diags));
+            let catalog = olmlint_base::timings::phase("model", || {
+                olmlint_model::build(files, scope, &mut diags)
+            });
             // The catalog as the user named it (OLM501 explanations quote it).
             let name = all_paths.get(scope).map_or_else(
                 || {
@@ -553,7 +558,7 @@ fn check_scopes<'a>(
                         .find(|f| f.scope == scope)
                         .map_or(String::new(), |f| f.source.display.clone())
                 },
-                |p| crate::load::display_path(p),
+                |p| olmlint_load::display_path(p),
             );
             let model = ScopeModel::new(name, catalog);
             diags.extend(env.check_catalog(&model, scope, true, &[]));
@@ -563,7 +568,7 @@ fn check_scopes<'a>(
     let models: std::collections::HashMap<usize, &ScopeModel<'_>> =
         checked.iter().map(|(s, m, _)| (*s, m)).collect();
     // Catalog templates: what maintainers edit, checked like the catalogs they render to.
-    let templates = crate::timings::phase("templates", || {
+    let templates = olmlint_base::timings::phase("templates", || {
         let catalogs = models.iter().map(|(s, m)| (*s, &m.catalog)).collect();
         check::template::check_all(
             files,
@@ -619,8 +624,8 @@ fn filter(
     plan: Plan,
     read: Read,
     per_scope: Vec<ScopeFindings>,
-    graphs: Vec<crate::graph::PackageGraph>,
-    sups: &[crate::suppress::Suppression],
+    graphs: Vec<olmlint_report::graph::PackageGraph>,
+    sups: &[olmlint_check::suppress::Suppression],
 ) -> Outcome {
     let Plan {
         paths,
@@ -639,7 +644,7 @@ fn filter(
     let only: HashSet<PathBuf> = opts
         .only_files
         .iter()
-        .filter(|f| !crate::io::leaves_repository(f))
+        .filter(|f| !olmlint_load::io::leaves_repository(f))
         .filter_map(|f| std::fs::canonicalize(f).ok())
         .collect();
     let mut counts = [0usize; 3];
@@ -651,7 +656,7 @@ fn filter(
     }
     let diags = config.apply(diags, &files);
     let diags = drop_embedded_fixes(diags, &files);
-    let mut diags = crate::suppress::apply(diags, &files, sups);
+    let mut diags = olmlint_check::suppress::apply(diags, &files, sups);
     let diags = config.suppress(std::mem::take(&mut diags), &files, config_index);
     let diags = config.apply(diags, &files);
     let mut summary = Summary {
@@ -672,7 +677,7 @@ fn filter(
     } else {
         diags
     };
-    crate::report::sort(&mut diags, &files);
+    olmlint_report::sort(&mut diags, &files);
     summary.count(&diags);
     Outcome {
         roots: paths,
@@ -693,7 +698,7 @@ const MAX_RELATED_LOCATIONS: usize = 64;
 /// The report's bound on findings (`limits.max-findings-per-rule-per-file`): the last finding
 /// kept of a rule in a file says how many more there are. Returns how many were left out.
 fn cap_findings(diags: Vec<Diagnostic>, limit: usize) -> (Vec<Diagnostic>, usize) {
-    let mut diags = crate::diag::cap_per_rule_and_file(diags, limit);
+    let mut diags = olmlint_base::diag::cap_per_rule_and_file(diags, limit);
     // Related locations too: an explanation through a chain of 1 000 packages named every
     // link in every finding (output quadratic in the chain). Folded findings stay: they
     // are verdicts.
@@ -708,7 +713,7 @@ fn cap_findings(diags: Vec<Diagnostic>, limit: usize) -> (Vec<Diagnostic>, usize
                 seen += 1;
                 seen <= MAX_RELATED_LOCATIONS
             });
-            d.related.push(crate::diag::Related {
+            d.related.push(olmlint_base::diag::Related {
                 message: format!(
                     "… and {} more related location(s), not shown",
                     plain - MAX_RELATED_LOCATIONS
@@ -730,7 +735,7 @@ fn cap_findings(diags: Vec<Diagnostic>, limit: usize) -> (Vec<Diagnostic>, usize
             "{} more {} finding(s) {place} are not shown (the report lists at most {limit} of one rule in one file: `limits.max-findings-per-rule-per-file`)",
             d.omitted, d.rule
         );
-        d.related.push(crate::diag::Related {
+        d.related.push(olmlint_base::diag::Related {
             message: note,
             location: None,
             folded: None,
@@ -744,11 +749,11 @@ fn cap_findings(diags: Vec<Diagnostic>, limit: usize) -> (Vec<Diagnostic>, usize
 struct CheckEnv<'e, 'a> {
     files: &'a [LoadedFile],
     config: &'e Config,
-    context: &'e [(String, crate::model::Catalog<'a>)],
-    context_index: &'e [crate::model::index::Index<'a>],
-    provided: &'e crate::model::resolution::Provided,
+    context: &'e [(String, olmlint_model::Catalog<'a>)],
+    context_index: &'e [olmlint_model::index::Index<'a>],
+    provided: &'e olmlint_model::resolution::Provided,
     baseline: Option<&'e check::Baseline<'e>>,
-    cluster: Option<&'e crate::model::cluster::ClusterPolicy>,
+    cluster: Option<&'e olmlint_model::cluster::ClusterPolicy>,
     exiting: bool,
 }
 
@@ -771,10 +776,11 @@ impl<'a> CheckEnv<'_, 'a> {
             self.context,
             self.context_index,
         );
-        let resolution = crate::timings::phase("resolution", || {
-            crate::model::resolution::build(&sources, self.config.cel_budget(), self.provided)
+        let resolution = olmlint_base::timings::phase("resolution", || {
+            olmlint_model::resolution::build(&sources, self.config.cel_budget(), self.provided)
         });
-        let catalogs: Vec<&crate::model::Catalog<'_>> = sources.iter().map(|s| s.catalog).collect();
+        let catalogs: Vec<&olmlint_model::Catalog<'_>> =
+            sources.iter().map(|s| s.catalog).collect();
         let ctx = Ctx {
             files: self.files,
             catalog: &own.catalog,
@@ -804,24 +810,24 @@ impl<'a> CheckEnv<'_, 'a> {
 /// `--context` catalogs, earlier ones preferred.
 fn sources<'c, 'a>(
     name: String,
-    catalog: &'c crate::model::Catalog<'a>,
-    index: &'c crate::model::index::Index<'a>,
-    context: &'c [(String, crate::model::Catalog<'a>)],
-    context_index: &'c [crate::model::index::Index<'a>],
-) -> Vec<crate::model::resolution::Source<'c, 'a>> {
+    catalog: &'c olmlint_model::Catalog<'a>,
+    index: &'c olmlint_model::index::Index<'a>,
+    context: &'c [(String, olmlint_model::Catalog<'a>)],
+    context_index: &'c [olmlint_model::index::Index<'a>],
+) -> Vec<olmlint_model::resolution::Source<'c, 'a>> {
     sources_with(name, catalog, index, &[], context, context_index)
 }
 
 /// [`sources`] with `extra` catalogs right after the own one (a template's rendered catalog).
 fn sources_with<'c, 'a>(
     name: String,
-    catalog: &'c crate::model::Catalog<'a>,
-    index: &'c crate::model::index::Index<'a>,
+    catalog: &'c olmlint_model::Catalog<'a>,
+    index: &'c olmlint_model::index::Index<'a>,
     extra: &[&'c ScopeModel<'a>],
-    context: &'c [(String, crate::model::Catalog<'a>)],
-    context_index: &'c [crate::model::index::Index<'a>],
-) -> Vec<crate::model::resolution::Source<'c, 'a>> {
-    let own = crate::model::resolution::Source {
+    context: &'c [(String, olmlint_model::Catalog<'a>)],
+    context_index: &'c [olmlint_model::index::Index<'a>],
+) -> Vec<olmlint_model::resolution::Source<'c, 'a>> {
+    let own = olmlint_model::resolution::Source {
         name,
         catalog,
         index,
@@ -830,7 +836,7 @@ fn sources_with<'c, 'a>(
     };
     let extra = extra
         .iter()
-        .map(|m| crate::model::resolution::Source {
+        .map(|m| olmlint_model::resolution::Source {
             name: m.name.clone(),
             catalog: &m.catalog,
             index: &m.index,
@@ -845,7 +851,7 @@ fn sources_with<'c, 'a>(
             .zip(context_index)
             .enumerate()
             .map(
-                |(i, ((name, catalog), index))| crate::model::resolution::Source {
+                |(i, ((name, catalog), index))| olmlint_model::resolution::Source {
                     name: name.clone(),
                     catalog,
                     index,
@@ -864,17 +870,17 @@ type ScopeFindings = (Vec<Diagnostic>, [usize; 3]);
 fn draw_graphs(
     files: &[LoadedFile],
     checked: &[(usize, ScopeModel<'_>, Vec<Diagnostic>)],
-    mut templates: Vec<crate::graph::PackageGraph>,
+    mut templates: Vec<olmlint_report::graph::PackageGraph>,
     semver: &[check::template::SemverChannels],
-    filter: &crate::graph::Filter,
-) -> Vec<crate::graph::PackageGraph> {
-    let mut graphs: Vec<crate::graph::PackageGraph> = checked
+    filter: &olmlint_report::graph::Filter,
+) -> Vec<olmlint_report::graph::PackageGraph> {
+    let mut graphs: Vec<olmlint_report::graph::PackageGraph> = checked
         .iter()
-        .flat_map(|(scope, m, _)| crate::graph::build(&m.catalog, filter, &m.name, *scope))
+        .flat_map(|(scope, m, _)| olmlint_report::graph::build(&m.catalog, filter, &m.name, *scope))
         .collect();
     templates.extend(semver.iter().filter_map(|g| {
         let f = files.get(g.file)?;
-        crate::graph::generated(
+        olmlint_report::graph::generated(
             &g.generated,
             &g.package,
             &g.versions,
@@ -893,10 +899,10 @@ fn draw_graphs(
 /// findings relocated to the template are).
 fn template_graphs(
     files: &[LoadedFile],
-    catalog: &crate::model::Catalog<'_>,
-    filter: &crate::graph::Filter,
-) -> Vec<crate::graph::PackageGraph> {
-    let mut graphs = crate::graph::build(catalog, filter, "", 0);
+    catalog: &olmlint_model::Catalog<'_>,
+    filter: &olmlint_report::graph::Filter,
+) -> Vec<olmlint_report::graph::PackageGraph> {
+    let mut graphs = olmlint_report::graph::build(catalog, filter, "", 0);
     for g in &mut graphs {
         let file = g
             .channels
@@ -914,13 +920,14 @@ fn template_graphs(
 /// A catalog, its lookup tables and the name it is quoted by.
 struct ScopeModel<'a> {
     name: String,
-    catalog: crate::model::Catalog<'a>,
-    index: crate::model::index::Index<'a>,
+    catalog: olmlint_model::Catalog<'a>,
+    index: olmlint_model::index::Index<'a>,
 }
 
 impl<'a> ScopeModel<'a> {
-    fn new(name: String, catalog: crate::model::Catalog<'a>) -> Self {
-        let index = crate::timings::phase("index", || crate::model::index::Index::new(&catalog));
+    fn new(name: String, catalog: olmlint_model::Catalog<'a>) -> Self {
+        let index =
+            olmlint_base::timings::phase("index", || olmlint_model::index::Index::new(&catalog));
         ScopeModel {
             name,
             catalog,
@@ -933,9 +940,9 @@ impl<'a> ScopeModel<'a> {
 /// `olm.properties` string) has no text of its own to edit, so it keeps no fix.
 fn drop_embedded_fixes(
     mut diags: Vec<Diagnostic>,
-    files: &[crate::load::LoadedFile],
+    files: &[olmlint_load::LoadedFile],
 ) -> Vec<Diagnostic> {
-    let embedded = |file: usize, span: crate::load::tree::Span| {
+    let embedded = |file: usize, span: olmlint_base::tree::Span| {
         files
             .get(file)
             .and_then(|f| f.embedded.get())

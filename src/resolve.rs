@@ -1,10 +1,10 @@
 //! `olmlint resolve`: what OLM would install for a subscription, and why — or why not.
 //! Load → model → resolution (the same as `lint`) → the SAT engine's preference search.
 
-use crate::load::{self, Limits};
-use crate::model::index::Index;
-use crate::model::resolution::{self, Provided, Source};
-use crate::semantics::sat::{self, Budget, DepOwner, EntryId, Subscription, Verdict};
+use olmlint_load::{self as load, Limits};
+use olmlint_model::index::Index;
+use olmlint_model::resolution::{self, Provided, Source};
+use olmlint_semantics::sat::{self, Budget, DepOwner, EntryId, Subscription, Verdict};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -89,8 +89,8 @@ pub fn run_all(reqs: &[Request]) -> Vec<Result<Answer, String>> {
     let paths: Vec<PathBuf> = first.catalogs.iter().map(|(p, _)| p.clone()).collect();
     let loaded = load::load(&paths, &Limits::default());
     let files = loaded.files;
-    let catalogs: Vec<crate::model::Catalog<'_>> = (0..paths.len())
-        .map(|scope| crate::model::build(&files, scope, &mut Vec::new()))
+    let catalogs: Vec<olmlint_model::Catalog<'_>> = (0..paths.len())
+        .map(|scope| olmlint_model::build(&files, scope, &mut Vec::new()))
         .collect();
     let indexes: Vec<Index<'_>> = catalogs.iter().map(Index::new).collect();
     let mut resolutions: HashMap<usize, resolution::Resolution> = HashMap::new();
@@ -128,7 +128,7 @@ pub fn run_all(reqs: &[Request]) -> Vec<Result<Answer, String>> {
 fn answer(
     req: &Request,
     r: &resolution::Resolution,
-    home_catalog: Option<&crate::model::Catalog<'_>>,
+    home_catalog: Option<&olmlint_model::Catalog<'_>>,
 ) -> Result<Answer, String> {
     let problem = &r.problem;
     let mut installed_ids = Vec::new();
@@ -290,7 +290,7 @@ impl Sub<'_> {
 /// upgrades it. `PACKAGE@BUNDLE` with an installed CSV asks whether that exact upgrade works.
 fn subscription_candidates(
     r: &resolution::Resolution,
-    home: Option<&crate::model::Catalog<'_>>,
+    home: Option<&olmlint_model::Catalog<'_>>,
     sub: &Sub<'_>,
 ) -> Result<Vec<EntryId>, String> {
     let problem = &r.problem;
@@ -300,7 +300,7 @@ fn subscription_candidates(
         format!("constraints not satisfiable: {what} in the catalog referenced by subscription {name}, subscription {name} exists")
     };
     // Upgrade edges of the subscription's catalog: (channel, entry name) → edges.
-    let mut edges: HashMap<(&str, &str), &crate::model::ChannelEntry<'_>> = HashMap::new();
+    let mut edges: HashMap<(&str, &str), &olmlint_model::ChannelEntry<'_>> = HashMap::new();
     for ch in home.map_or(&[][..], |c| c.channels.as_slice()) {
         if ch.package.map(|x| x.value) != Some(p) {
             continue;

@@ -135,6 +135,13 @@ fn release_check_compares_tag_and_versions() {
     for f in ["Cargo.toml", "Cargo.lock", "pyproject.toml"] {
         std::fs::copy(root().join(f), tmp.path().join(f)).unwrap();
     }
+    for e in std::fs::read_dir(root().join("crates")).unwrap() {
+        let name = e.unwrap().file_name();
+        let dir = tmp.path().join("crates").join(&name);
+        std::fs::create_dir_all(&dir).unwrap();
+        let manifest = root().join("crates").join(&name).join("Cargo.toml");
+        std::fs::copy(manifest, dir.join("Cargo.toml")).unwrap();
+    }
     std::fs::create_dir(tmp.path().join("scripts")).unwrap();
     std::fs::copy(
         root().join("scripts/release-check.sh"),
@@ -277,43 +284,72 @@ fn crate_metadata_and_published_files() {
     assert!(license.trim_start().starts_with("Apache License"));
     assert!(license.contains("Version 2.0, January 2004"));
 
-    let out = Command::new(env!("CARGO"))
-        .args(["package", "--list", "--locked", "--allow-dirty"])
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let files: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect();
-    for f in [
-        "Cargo.toml",
-        "Cargo.lock",
-        "LICENSE",
-        "README.md",
-        "build.rs",
-        "src/main.rs",
-        "src/generate.rs",
-        "rules/OLM301.md",
-        "schemas/olmlint-config.schema.json",
-    ] {
-        assert!(files.contains(f), "the crate lacks {f}");
-    }
-    for f in &files {
-        assert!(
-            ![
-                "tests/",
-                "fixtures/",
-                "fuzz/",
-                "bench/",
-                "pypi/",
-                ".github/"
-            ]
-            .iter()
-            .any(|p| f.starts_with(p)),
-            "{f} is not for crates.io"
-        );
+    // Each crate of the workspace ships its sources and what they embed; nothing else.
+    let wants: [(&str, &[&str]); 7] = [
+        (
+            "olmlint",
+            &[
+                "Cargo.toml",
+                "Cargo.lock",
+                "LICENSE",
+                "README.md",
+                "src/main.rs",
+                "src/generate.rs",
+            ],
+        ),
+        (
+            "olmlint-base",
+            &["build.rs", "rules/OLM301.md", "src/diag.rs"],
+        ),
+        ("olmlint-semantics", &["src/range.rs", "src/sat/mod.rs"]),
+        ("olmlint-load", &["src/walk.rs", "src/yaml.rs"]),
+        (
+            "olmlint-model",
+            &["schemas/olm.constraint.schema.json", "src/lib.rs"],
+        ),
+        (
+            "olmlint-check",
+            &["schemas/olmlint-config.schema.json", "src/config.rs"],
+        ),
+        ("olmlint-report", &["src/sarif.rs", "src/graph/mod.rs"]),
+    ];
+    for (package, wanted) in wants {
+        let out = Command::new(env!("CARGO"))
+            .args([
+                "package",
+                "-p",
+                package,
+                "--list",
+                "--locked",
+                "--allow-dirty",
+            ])
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{package}: {}", text(&out));
+        let files: BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        for f in wanted.iter().chain(&["Cargo.toml", "LICENSE", "README.md"]) {
+            assert!(files.contains(*f), "{package} lacks {f}");
+        }
+        for f in &files {
+            assert!(
+                ![
+                    "tests/",
+                    "fixtures/",
+                    "fuzz/",
+                    "bench/",
+                    "pypi/",
+                    ".github/",
+                    "crates/"
+                ]
+                .iter()
+                .any(|p| f.starts_with(p)),
+                "{package}: {f} is not for crates.io"
+            );
+        }
     }
 
     // rust-version is at least what every dependency in Cargo.lock declares.

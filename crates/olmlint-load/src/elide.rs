@@ -1,0 +1,361 @@
+//! What the parsers may leave unbuilt. About 85 % of a typical catalog's bytes are
+//! `olm.csv.metadata` values (descriptions, CRD descriptors, install modes…), of which no rule
+//! reads more than the top-level scalars. Inside such a value the parsers still scan every
+//! byte (syntax, node and depth limits, repeated keys) but keep each nested collection as
+//! [`Value::Elided`]: no nodes, no text.
+//!
+//! Eliding must never change a verdict, so a document is parsed again in full when an elided
+//! part could matter: the document is not an `olm.bundle` (OLM003 prints the root), some
+//! mapping repeats a key (OLM004 walks the tree), or an elided part holds what only the full
+//! builder handles (anchors, aliases, merge keys, a collection as a key, a syntax error).
+
+use super::tree::{Entry, Node};
+
+/// Property type whose nested values no rule reads.
+const ELIDED_TYPE: &str = "olm.csv.metadata";
+
+/// Collections open when a property's `value` mapping opens: the root mapping, the
+/// `properties` list and the property mapping.
+pub(super) const VALUE_DEPTH: usize = 3;
+
+/// Whether a mapping opening with [`VALUE_DEPTH`] collections open is an `olm.csv.metadata` value: `root_key` is
+/// the root key being read (`properties`), `item_key` the property key (`value`), `item` the
+/// property's entries so far (its `type` comes first in rendered catalogs; when it comes
+/// after the value, nothing is elided).
+pub(super) fn is_elided_value(
+    root_key: Option<&str>,
+    item_key: Option<&str>,
+    item: &[Entry],
+) -> bool {
+    root_key == Some("properties")
+        && item_key == Some("value")
+        && item
+            .iter()
+            .any(|e| &*e.key == "type" && e.value.as_str() == Some(ELIDED_TYPE))
+}
+
+/// Whether a tree with elided parts may be kept: an `olm.bundle` document without
+/// repeated keys.
+pub(super) fn keep(root: Option<&Node>, repeated_keys: bool) -> bool {
+    !repeated_keys
+        && root.and_then(|r| r.get("schema")).and_then(Node::as_str) == Some("olm.bundle")
+}
+
+/// Hashes of the keys of the elided mappings still open, each mapping's from its base on.
+/// Equal keys give equal hashes; a collision only costs a full parse.
+#[derive(Default)]
+pub(super) struct KeyHashes(Vec<u64>);
+
+impl KeyHashes {
+    pub(super) fn base(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(super) fn push(&mut self, key: &str) {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = foldhash::fast::FixedState::with_seed(0).build_hasher();
+        h.write(key.as_bytes());
+        self.0.push(h.finish());
+    }
+
+    /// Closes the mapping whose keys start at `base`: whether one of them repeats.
+    pub(super) fn close(&mut self, base: usize) -> bool {
+        let keys = self.0.get_mut(base..).unwrap_or_default();
+        let repeated = if keys.len() <= 16 {
+            keys.iter()
+                .enumerate()
+                .any(|(i, k)| keys.get(i + 1..).unwrap_or_default().contains(k))
+        } else {
+            keys.sort_unstable();
+            keys.windows(2).any(|w| w.first() == w.last())
+        };
+        self.0.truncate(base);
+        repeated
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tree::{Node, Value};
+    use super::super::{json, yaml, Limits, LoadProblem, RawDoc};
+    use super::*;
+    use std::sync::Arc;
+
+    fn parse(
+        text: &str,
+        json: bool,
+        limits: &Limits,
+        elide: bool,
+    ) -> (Vec<RawDoc>, Vec<LoadProblem>) {
+        let file = Arc::new(text.to_string());
+        let mut problems = Vec::new();
+        let docs = if json {
+            json::parse_file(&file, limits, elide, &mut problems)
+        } else {
+            yaml::parse_stream(&file, 0, Some(&file), limits, elide, &mut problems)
+        };
+        (docs, problems)
+    }
+
+    /// Parses `text` with and without eliding: the same documents, flags and problems, and
+    /// trees equal except where a collection became `Elided` (same kind, same span).
+    /// Returns how many collections were elided.
+    fn faithful(text: &str, json: bool, limits: &Limits) -> usize {
+        let (full, full_problems) = parse(text, json, limits, false);
+        let (lean, lean_problems) = parse(text, json, limits, true);
+        let shown = |p: &[LoadProblem]| {
+            p.iter()
+                .map(|p| format!("{} {:?} {}", p.rule, p.span, p.message))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(shown(&full_problems), shown(&lean_problems), "{text}");
+        assert_eq!(full.len(), lean.len(), "{text}");
+        let mut elided = 0;
+        for (f, l) in full.iter().zip(&lean) {
+            assert_eq!(
+                (f.index, f.span, f.failed, f.repeated_keys),
+                (l.index, l.span, l.failed, l.repeated_keys),
+                "{text}"
+            );
+            match (&f.root, &l.root) {
+                (Some(f), Some(l)) => same_but_elided(f, l, &mut elided, text),
+                (f, l) => assert_eq!(f.is_none(), l.is_none(), "{text}"),
+            }
+        }
+        elided
+    }
+
+    fn same_but_elided(full: &Node, lean: &Node, elided: &mut usize, text: &str) {
+        assert_eq!(full.span, lean.span, "{text}");
+        assert_eq!(full.style, lean.style, "{text}");
+        match (&full.value, &lean.value) {
+            (Value::Map(_), Value::Elided { map: true })
+            | (Value::Seq(_), Value::Elided { map: false }) => *elided += 1,
+            (Value::Map(a), Value::Map(b)) => {
+                assert_eq!(a.len(), b.len(), "{text}");
+                for (x, y) in a.iter().zip(b) {
+                    assert_eq!((&x.key, x.key_span), (&y.key, y.key_span), "{text}");
+                    same_but_elided(&x.value, &y.value, elided, text);
+                }
+            }
+            (Value::Seq(a), Value::Seq(b)) => {
+                assert_eq!(a.len(), b.len(), "{text}");
+                for (x, y) in a.iter().zip(b) {
+                    same_but_elided(x, y, elided, text);
+                }
+            }
+            (a, b) => assert_eq!(a, b, "{text}"),
+        }
+    }
+
+    /// A bundle whose `olm.csv.metadata` value holds `inner` under `spec:` (YAML).
+    fn yaml_bundle(inner: &str) -> String {
+        format!(
+            "---\nschema: olm.package\nname: p\n---\nimage: quay.io/x/p:1\nname: p.v1\npackage: p\n\
+             properties:\n- type: olm.package\n  value:\n    packageName: p\n    version: 1.0.0\n\
+             - type: olm.csv.metadata\n  value:\n    description: |-\n      A long\n      text\n    \
+             displayName: P\n    keywords:\n    - a\n    - b\n    spec:\n{inner}\n\
+             relatedImages:\n- image: quay.io/x/p:1\n  name: ''\nschema: olm.bundle\n"
+        )
+    }
+
+    fn json_bundle(inner: &str) -> String {
+        format!(
+            "{{\"schema\":\"olm.package\",\"name\":\"p\"}}\n{{\"image\":\"quay.io/x/p:1\",\"name\":\"p.v1\",\
+             \"package\":\"p\",\"properties\":[{{\"type\":\"olm.package\",\"value\":{{\"packageName\":\"p\",\
+             \"version\":\"1.0.0\"}}}},{{\"type\":\"olm.csv.metadata\",\"value\":{{\"description\":\"A \\\"long\\\" text\",\
+             \"displayName\":\"P\",\"keywords\":[\"a\",\"b\"],\"spec\":{inner}}}}}],\"schema\":\"olm.bundle\"}}\n"
+        )
+    }
+
+    const YAML_INNERS: &[&str] = &[
+        "      a: 1\n      b:\n        c: [x, {y: z}]\n        d: ~\n      e: \"q\\u00e9\"",
+        // Repeated keys, also as YAML 1.1 numbers that print alike.
+        "      a: 1\n      b:\n        c: 2\n        c: 3",
+        "      1: a\n      1.0: b",
+        "      x: !!str 1\n      y: {1: a, \"1\": b}",
+        // Anchors, aliases, merge keys.
+        "      a: &base\n        k: v\n      b: *base",
+        "      a:\n        <<: {k: v}\n        j: w",
+        "      a: &s scalar\n      b: *s",
+        // A collection as a key; a syntax error.
+        "      ? [a, b]\n      : c",
+        "      a: [b, c\n      d: e",
+        "      a:\n        - b\n       - c",
+        // Deep nesting and many values (the limits below are small).
+        "      a: [[[[[[[[[[1]]]]]]]]]]",
+        "      a: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]",
+        "      {a: b}",
+    ];
+
+    const JSON_INNERS: &[&str] = &[
+        r#"{"a":1,"b":{"c":["x",{"y":"z"}],"d":null},"e":"q\u00e9 \"\\\/\b\f\n\r\t","f":[],"g":{},"h":[true,false,-1.5e3]}"#,
+        r#"{"a":1,"b":{"c":2,"c":3}}"#,
+        r#"{"a":{"k":1,"\u006b":2}}"#,
+        r#"{"a":[1,2,]}"#,
+        r#"{"a":{"b" 1}}"#,
+        r#"{"a":"bad \x escape"}"#,
+        r#"{"a":tru}"#,
+        r#"{"a":01}"#,
+        r#"{"a":[[[[[[[[[[1]]]]]]]]]]}"#,
+        r#"[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]"#,
+        r#"{"a":"control 	char"}"#,
+    ];
+
+    fn limits() -> [Limits; 3] {
+        let small_depth = Limits {
+            max_depth: 9,
+            ..Limits::default()
+        };
+        let few_nodes = Limits {
+            max_nodes: 40,
+            ..Limits::default()
+        };
+        [Limits::default(), small_depth, few_nodes]
+    }
+
+    #[test]
+    fn elided_trees_equal_full_trees_but_for_elided_collections() {
+        let yaml: Vec<String> = YAML_INNERS.iter().map(|i| yaml_bundle(i)).collect();
+        let json: Vec<String> = JSON_INNERS.iter().map(|i| json_bundle(i)).collect();
+        let mut elided = 0;
+        for limits in &limits() {
+            for text in &yaml {
+                elided += faithful(text, false, limits);
+            }
+            for text in &json {
+                elided += faithful(text, true, limits);
+            }
+        }
+        assert!(elided > 20, "{elided}");
+        // The plain cases do elide: keywords, spec, and spec's nested values stay unbuilt.
+        assert_eq!(faithful(&yaml[0], false, &Limits::default()), 2);
+        assert_eq!(faithful(&json[0], true, &Limits::default()), 2);
+        // A repeated key anywhere brings the full tree back (OLM004 walks it).
+        assert_eq!(faithful(&yaml[1], false, &Limits::default()), 0);
+        assert_eq!(faithful(&yaml[2], false, &Limits::default()), 0);
+        assert_eq!(faithful(&json[1], true, &Limits::default()), 0);
+        assert_eq!(faithful(&json[2], true, &Limits::default()), 0);
+    }
+
+    /// Every prefix of every case: unterminated collections, strings and documents at each
+    /// byte give the same problems and trees either way.
+    #[test]
+    fn truncated_inputs_agree() {
+        let yaml = YAML_INNERS.iter().take(4).map(|i| (yaml_bundle(i), false));
+        let json = JSON_INNERS.iter().take(3).map(|i| (json_bundle(i), true));
+        for (text, is_json) in yaml.chain(json) {
+            for end in (0..=text.len()).filter(|&e| text.is_char_boundary(e)) {
+                for limits in &limits() {
+                    faithful(&text[..end], is_json, limits);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn only_csv_metadata_values_of_bundles_are_elided() {
+        let d = Limits::default();
+        // Not an olm.bundle (OLM003 prints the root, so it must be whole).
+        let package =
+            yaml_bundle("      a: [1]").replace("schema: olm.bundle", "schema: olm.other");
+        assert_eq!(faithful(&package, false, &d), 0);
+        let no_schema = yaml_bundle("      a: [1]").replace("schema: olm.bundle\n", "");
+        assert_eq!(faithful(&no_schema, false, &d), 0);
+        // Another property type; the value before the type.
+        let other = yaml_bundle("      a: [1]").replace("olm.csv.metadata", "olm.bundle.object");
+        assert_eq!(faithful(&other, false, &d), 0);
+        let late_type = "image: i\nname: n\npackage: p\nproperties:\n- value:\n    a: [1]\n  \
+                         type: olm.csv.metadata\nschema: olm.bundle\n";
+        assert_eq!(faithful(late_type, false, &d), 0);
+        let json = json_bundle(r#"{"a":[1]}"#).replace("olm.csv.metadata", "olm.gvk");
+        assert_eq!(faithful(&json, true, &d), 0);
+        // The csv.metadata property first: a document parsed again in full after an elided
+        // part failed must not start out inside an elided value.
+        let first = r#"{"schema":"olm.bundle","properties":[{"type":"olm.csv.metadata","value":{"a":{"k":1,"k":2},"b":[1]}}]}"#;
+        assert_eq!(faithful(first, true, &d), 0);
+        assert_eq!(faithful(&format!("{first}\n{first}"), true, &d), 0);
+        let yaml_first = "schema: olm.bundle\nproperties:\n- type: olm.csv.metadata\n  value:\n    a: {k: 1, k: 2}\n    b: [1]\n";
+        assert_eq!(faithful(yaml_first, false, &d), 0);
+        // An alias could copy an elided part where rules read it.
+        let anchored = yaml_bundle("      a: [1]")
+            .replace("properties:\n", "properties: &props\n")
+            .replace(
+                "relatedImages:\n- image: quay.io/x/p:1\n  name: ''\n",
+                "relatedImages: *props\n",
+            );
+        assert_eq!(faithful(&anchored, false, &d), 0);
+        let value_anchor = yaml_bundle("      a: [1]")
+            .replace("metadata\n  value:\n", "metadata\n  value: &v\n")
+            .replace(
+                "relatedImages:\n- image: quay.io/x/p:1\n  name: ''\n",
+                "relatedImages:\n- *v\n",
+            );
+        assert_eq!(faithful(&value_anchor, false, &d), 0);
+        // Without aliases, the same documents elide.
+        assert_eq!(faithful(&yaml_bundle("      a: [1]"), false, &d), 2);
+    }
+
+    /// The real catalogs: identical trees but for the elided collections, and most of
+    /// their collections elided.
+    #[test]
+    fn real_catalog_files_agree() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus/catalogs/community-v4.18");
+        let mut elided = 0;
+        for pkg in ["dell-csm-operator", "hive-operator", "project-quay"] {
+            let text = std::fs::read_to_string(root.join(pkg).join("catalog.yaml"))
+                .expect("corpus catalog");
+            elided += faithful(&text, false, &Limits::default());
+        }
+        assert!(elided > 1000, "{elided}");
+    }
+
+    /// Linting elides; converting builds everything, and never converts an elided tree.
+    #[test]
+    fn whole_documents_for_conversion() {
+        use super::super::{parse_bytes_building, Build, Role};
+        let text = yaml_bundle("      a: [1]");
+        let convert = |build| {
+            let file = parse_bytes_building(
+                "c.yaml".into(),
+                "c.yaml".into(),
+                Role::Fbc,
+                text.clone().into_bytes(),
+                &Limits::default(),
+                build,
+            );
+            let root = file.docs.get(1).and_then(|d| d.root.as_ref()).cloned();
+            root.expect("a bundle").to_json()
+        };
+        assert_eq!(convert(Build::ForRules), None);
+        let json = convert(Build::Everything).expect("converts");
+        let value = json.pointer("/properties/1/value/spec/a/0");
+        assert_eq!(value, Some(&serde_json::json!(1)), "{json}");
+    }
+
+    #[test]
+    fn key_hashes_find_repeats_in_small_and_large_mappings() {
+        let mut k = KeyHashes::default();
+        let outer = k.base();
+        k.push("a");
+        let inner = k.base();
+        for i in 0..40 {
+            k.push(&format!("k{i}"));
+        }
+        assert!(!k.close(inner));
+        k.push("b");
+        assert!(!k.close(outer));
+        let big = k.base();
+        for i in 0..40 {
+            k.push(&format!("k{}", i % 39));
+        }
+        assert!(k.close(big));
+        let small = k.base();
+        for key in ["x", "y", "x"] {
+            k.push(key);
+        }
+        assert!(k.close(small));
+        assert_eq!(k.base(), 0);
+    }
+}

@@ -1,9 +1,0 @@
-//! I/O-free semantic cores: OLM's version ranges and versions, constraints, CEL and SAT.
-
-pub mod cel;
-pub mod constraint;
-pub mod openshift;
-pub mod range;
-pub mod sat;
-pub mod semver_template;
-pub mod version;
