@@ -1233,9 +1233,22 @@ fn script_inputs_are_declared_and_wired() {
     }
 }
 
+/// The README shows the action in a workflow and a fragment, and so do the book's CI chapters:
+/// the inputs and outputs they use exist.
 #[test]
 fn readme_workflow_uses_real_inputs_and_outputs() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        action_steps_checked("README.md") >= 2,
+        "README shows the action in a workflow and a fragment"
+    );
+    assert!(action_steps_checked("docs/src/ci.md") >= 1);
+    assert!(action_steps_checked("docs/src/changed-since.md") >= 1);
+}
+
+/// The steps of `doc`'s YAML blocks that use the action, each checked against action.yml's
+/// inputs and outputs: how many there are.
+fn action_steps_checked(doc: &str) -> usize {
+    let readme = std::fs::read_to_string(root().join(doc)).unwrap();
     let meta = yaml(&root().join("action.yml"));
     let inputs = meta["inputs"].as_object().unwrap();
     let outputs = meta["outputs"].as_object().unwrap();
@@ -1271,7 +1284,7 @@ fn readme_workflow_uses_real_inputs_and_outputs() {
                         .flatten()
                         .map(|(k, _)| k)
                     {
-                        assert!(inputs.contains_key(k), "README uses unknown input `{k}`");
+                        assert!(inputs.contains_key(k), "{doc} uses unknown input `{k}`");
                     }
                     if let Some(id) = step["id"].as_str() {
                         olmlint_ids.push(id.to_string());
@@ -1282,17 +1295,14 @@ fn readme_workflow_uses_real_inputs_and_outputs() {
                 for t in texts {
                     for id in &olmlint_ids {
                         for o in refs(&t, &format!("steps.{id}.outputs.")) {
-                            assert!(outputs.contains_key(o), "README uses unknown output `{o}`");
+                            assert!(outputs.contains_key(o), "{doc} uses unknown output `{o}`");
                         }
                     }
                 }
             }
         }
     }
-    assert!(
-        checked >= 2,
-        "README shows the action in a workflow and a fragment"
-    );
+    checked
 }
 
 /// Evaluate the `${{ … }}` expressions action.yml uses: `inputs.X` and `steps.ID.outputs.K`.

@@ -650,14 +650,15 @@ fn changed_since_draws_a_deleted_package_as_removed() {
     assert_eq!(drawn, [("gone", "catalogs/v4.18", "removed")], "{out}");
 }
 
-/// The README's rendered example is what the command prints.
+/// The rendered example of the book's Upgrade graphs chapter is what the command prints.
 #[test]
-fn readme_example_is_current() {
+fn book_example_is_current() {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/graphs.md"))
+            .unwrap();
     let at = readme
         .find("This is `olmlint graph fixtures/graphs/after --baseline")
-        .expect("the README's graph example");
+        .expect("the graph example of docs/src/graphs.md");
     let start = readme[at..].find("```mermaid\n").unwrap() + at + "```mermaid\n".len();
     let end = readme[start..].find("```").unwrap() + start;
     let (code, out) = graph(&[

@@ -421,7 +421,7 @@ pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> 
 }
 
 /// The catalog a file belongs to when no directory was given, by the first rule that applies
-/// (README, "Which catalog a changed file belongs to"):
+/// (docs/src/changed-since.md, the book's "Linting only what a change touches"):
 /// 1. the registry+v1 bundle directory holding it (`metadata/annotations.yaml`);
 /// 2. the nearest enclosing `vMAJOR.MINOR` directory (a per-OpenShift-version catalog);
 /// 3. the nearest enclosing directory holding `.olmlint.yaml`, `.olmlint.yml` or

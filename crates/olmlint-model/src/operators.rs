@@ -1,8 +1,8 @@
 //! Packages and channels of bundle-directory operators (`operators/<name>/<version>/`), built
 //! the way the production index is built from them: `opm index add --mode <updateGraph>`
 //! (operator-registry's sqlite loader, `pkg/registry/populator.go`, `pkg/sqlite/load.go`,
-//! `pkg/registry/bundlegraphloader.go`). README, "Bundle-directory repositories", says what
-//! is reproduced and why.
+//! `pkg/registry/bundlegraphloader.go`). The book's "Bundle-directory repositories"
+//! (docs/src/bundle-directories.md) says what is reproduced and why.
 //!
 //! - **replaces-mode.** Each channel's head is the highest version (build metadata counts)
 //!   among the bundles whose `channels.v1` lists the channel. The channel holds the head and
