@@ -430,13 +430,14 @@ pub fn run(cli: Cli) -> i32 {
         Command::Explain { rule } => match olmlint_base::rules::get(&rule) {
             Some(r) => {
                 println!(
-                    "# {} {}\n\nDefault severity: {}{}\n\n{}\n\n{}",
+                    "# {} {}\n\nDefault severity: {}{}\n\n{}\n\n{}\n\nDocs: {}",
                     r.id,
                     r.name,
                     r.severity.as_str(),
                     if r.enabled { "" } else { " (off by default)" },
                     r.summary,
-                    r.body.trim()
+                    r.body.trim(),
+                    r.book_url()
                 );
                 0
             }

@@ -34,6 +34,10 @@ impl Severity {
 
 pub const DOCS_BASE: &str = "https://github.com/olmlint/olmlint/blob/main/rules";
 
+/// The olmlint book (docs/, built by scripts/book.sh and published by
+/// .github/workflows/book.yml), where each rule has a page generated from rules/ID.md.
+pub const BOOK_URL: &str = "https://olmlint.github.io/olmlint";
+
 #[derive(Debug, Clone)]
 pub struct Rule {
     pub id: &'static str,
@@ -51,6 +55,11 @@ pub struct Rule {
 impl Rule {
     pub fn url(&self) -> String {
         format!("{DOCS_BASE}/{}.md", self.id)
+    }
+
+    /// The rule's page in the book.
+    pub fn book_url(&self) -> String {
+        format!("{BOOK_URL}/rules/{}.html", self.id)
     }
 
     /// Text of a `## <title>` section of the body.
