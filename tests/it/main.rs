@@ -15,6 +15,7 @@ mod common;
 
 mod action;
 mod architecture;
+mod book;
 mod browser;
 mod catalog_roots;
 mod cli;
