@@ -3,6 +3,8 @@
 //! JSON pointers ([`diag`]), the rule registry parsed from `rules/*.md` ([`rules`]), escaping
 //! for terminals and the formats findings land in ([`escape`]), "did you mean" suggestions
 //! ([`suggest`]) and the work counters behind `OLMLINT_TIMINGS` ([`timings`]).
+// Long functions are split into named stages; clippy.toml sets the threshold (unit tests exempt).
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 #![cfg_attr(
     not(test),
     deny(

@@ -1,5 +1,7 @@
 //! Stage 1: find files the way `opm` walks a catalog, read them, and parse every document into
 //! a spanned tree. Parsing runs in parallel; results come back sorted by path.
+// Long functions are split into named stages; clippy.toml sets the threshold (unit tests exempt).
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 #![cfg_attr(
     not(test),
     deny(

@@ -1,4 +1,6 @@
 //! I/O-free semantic cores: OLM's version ranges and versions, constraints, CEL and SAT.
+// Long functions are split into named stages; clippy.toml sets the threshold (unit tests exempt).
+#![cfg_attr(not(test), warn(clippy::too_many_lines))]
 #![cfg_attr(
     not(test),
     deny(
