@@ -1,0 +1,348 @@
+//! Change-scoped runs (`--only-files`, `--changed-since`, `--only-new`): what changed, the
+//! catalogs as they were at the ref, and which findings the change introduced.
+
+use olmlint_base::diag::Diagnostic;
+use olmlint_report::{github, Format, Report};
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::lint::LintArgs;
+use super::{append_step_summary, report_format, say};
+
+/// Change-scoped runs (`--only-files`, `--changed-since`), before the checks: the changed
+/// and deleted files (into `opts`), and the catalogs as they were at REF that the run needs
+/// (the upgrade checks' baseline of a single catalog, `--only-new`, the catalogs where files
+/// were deleted). `Err(code)`: the run ends here, its report written.
+pub(super) fn plan_change(
+    args: &LintArgs,
+    opts: &mut crate::lint::Options,
+    started: std::time::Instant,
+) -> Result<Vec<AtRef>, i32> {
+    let Some(git_ref) = &args.changed_since else {
+        if args.only_files {
+            opts.only_files
+                .retain(|f| f.is_file() || olmlint_load::io::leaves_repository(f));
+            if opts.only_files.is_empty() {
+                return Err(nothing_changed(args, ""));
+            }
+        }
+        return Ok(Vec::new());
+    };
+    // git has the run's deadline: a git that hangs (or a huge history) ends in an OLM012
+    // report like any phase that runs out of time.
+    let deadline = args
+        .timeout
+        .map(|t| started + std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9)));
+    let since =
+        olmlint_load::git::Since::open(git_ref, deadline).map_err(|e| git_failed(args, e))?;
+    let changed = since.changed_files().map_err(|e| git_failed(args, e))?;
+    let deleted = since.deleted_files().map_err(|e| git_failed(args, e))?;
+    opts.only_files = olmlint_load::git::catalog_files_under(changed, &args.paths);
+    // `--fix` and `--diff` edit the changed files only.
+    if !args.fix && !args.diff {
+        opts.deleted = olmlint_load::git::catalog_files_under(deleted, &args.paths);
+    }
+    if opts.only_files.is_empty() && opts.deleted.is_empty() {
+        return Err(nothing_changed(args, &format!(" since {git_ref}")));
+    }
+    let roots = crate::lint::change_roots(opts);
+    let deletion_roots = olmlint_load::walk::changed_file_roots(&opts.deleted, &opts.paths);
+    let every = args.only_new || (opts.baseline.is_none() && roots.len() == 1);
+    let max_file_size = configured_file_limit(opts, &roots);
+    let mut snapshots = Vec::new();
+    for root in &roots {
+        if !every && !deletion_roots.contains(root) {
+            continue;
+        }
+        match since.snapshot(root, max_file_size) {
+            Err(e @ olmlint_load::git::Error::TimedOut(_)) => return Err(git_failed(args, e)),
+            snap => snapshots.push((root.clone(), snap.map_err(|e| e.to_string()))),
+        }
+    }
+    // The catalog at REF is the baseline of the upgrade checks (OLM701–704) when there is one.
+    if let (None, [root]) = (&opts.baseline, roots.as_slice()) {
+        match snapshots.iter().find(|(r, _)| r == root).map(|(_, s)| s) {
+            Some(Ok(snap)) => opts.baseline = snap.as_ref().map(|s| s.root.clone()),
+            Some(Err(e)) => say(&format!("--changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}")),
+            None => {}
+        }
+    }
+    Ok(snapshots)
+}
+
+/// `limits.max-file-size` of the configuration the run will use: what the catalogs at REF
+/// are read with too.
+pub(super) fn configured_file_limit(opts: &crate::lint::Options, roots: &[PathBuf]) -> u64 {
+    let path = match (&opts.config, opts.no_config) {
+        (_, true) => None,
+        (Some(p), _) => Some(p.clone()),
+        // A configuration that cannot be used fails the lint run itself with its reason.
+        (None, _) => roots
+            .first()
+            .and_then(|p| olmlint_check::config::Config::discover(p).ok().flatten()),
+    };
+    path.and_then(|p| olmlint_check::config::Config::load(&p).ok())
+        .map_or(
+            olmlint_load::Limits::default().max_file_size,
+            |(c, _, _)| c.limits.max_file_size,
+        )
+}
+
+/// git could not answer: a usage or I/O error (exit 2), or, when `--timeout` passed, an
+/// OLM012 report like any phase that runs out of time.
+pub(super) fn git_failed(args: &LintArgs, e: olmlint_load::git::Error) -> i32 {
+    let git_ref = args.changed_since.as_deref().unwrap_or("");
+    match e {
+        olmlint_load::git::Error::TimedOut(what) => {
+            let secs = args.timeout.unwrap_or(0.0);
+            let finding = Diagnostic::new(
+                "OLM012",
+                format!("lint did not finish within the {secs} s timeout: it passed while {what} (git), before any check ran"),
+            )
+            .help("Nothing was checked, so this run proves nothing about the change. Raise `--timeout`; a repository whose history git cannot read quickly (a huge or partial clone) may need `git fetch` of the ref first.");
+            say(&format!(
+                "--changed-since {git_ref}: the timeout passed while {what}"
+            ));
+            early_report(args, vec![finding], None)
+        }
+        olmlint_load::git::Error::Failed(m) => {
+            say(&format!("--changed-since {git_ref}: {m}"));
+            2
+        }
+    }
+}
+
+/// No catalog file changed: an empty report in the requested format (a JSON or SARIF
+/// consumer always gets one), exit 0.
+pub(super) fn nothing_changed(args: &LintArgs, since: &str) -> i32 {
+    if !args.quiet {
+        eprintln!(
+            "olmlint: no catalog files changed{}",
+            olmlint_report::terminal_safe(since, false)
+        );
+    }
+    early_report(
+        args,
+        Vec::new(),
+        Some(
+            "## olmlint\n\nNothing to lint: no catalog file among the given paths changed.\n"
+                .into(),
+        ),
+    )
+}
+
+/// A report decided before the checks ran, written where the report goes in the requested
+/// format; with `-f github`, `step_summary` (else the report's own) is appended to the job
+/// summary. Returns the exit code.
+pub(super) fn early_report(
+    args: &LintArgs,
+    diags: Vec<Diagnostic>,
+    step_summary: Option<String>,
+) -> i32 {
+    let mut summary = olmlint_report::Summary::default();
+    summary.count(&diags);
+    let report = Report {
+        diags: &diags,
+        files: &[],
+        summary,
+        fail_on: args.fail_on.threshold(),
+        graphs: &[],
+    };
+    let format = report_format(args.format);
+    let text = report.render(format, false);
+    if let Some(path) = &args.output_file {
+        if let Err(e) = olmlint_load::io::write_atomic(path, text.as_bytes()) {
+            eprintln!("olmlint: cannot write {}: {e}", path.display());
+            return 2;
+        }
+    } else {
+        let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    }
+    if format == Format::Github {
+        append_step_summary(|| step_summary.unwrap_or_else(|| github::step_summary(&report)));
+    }
+    let threshold = args.fail_on.threshold();
+    i32::from(threshold.is_some_and(|t| diags.iter().any(|d| d.severity >= t)))
+}
+
+/// The filter stage for findings known from elsewhere: `--write-baseline` (writes the file;
+/// the run ends with `Some(0)`), `--findings-baseline` and `--only-new`.
+pub(super) fn known_findings(
+    args: &LintArgs,
+    opts: &crate::lint::Options,
+    snapshots: &[AtRef],
+    outcome: &mut crate::lint::Outcome,
+) -> Result<Option<i32>, String> {
+    use olmlint_load::findings::{self, Base};
+    let dir_of = |p: &std::path::Path| {
+        p.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf)
+    };
+    if let Some(path) = &args.write_baseline {
+        let dir = dir_of(path);
+        let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Dir(&dir));
+        let text = findings::baseline_text(&outcome.diags, &keys);
+        olmlint_load::io::write_atomic(path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let n: usize = outcome.diags.iter().map(|d| 1 + d.omitted).sum();
+        if !args.quiet {
+            eprintln!(
+                "olmlint: wrote {n} finding(s) to {}; lint with `--findings-baseline {}` to report only others",
+                path.display(),
+                path.display()
+            );
+        }
+        return Ok(Some(0));
+    }
+    if let Some(path) = &args.findings_baseline {
+        let entries = findings::read_baseline(path, outcome.max_file_size)
+            .map_err(|e| format!("--findings-baseline {}: {e}", path.display()))?;
+        let dir = dir_of(path);
+        let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Dir(&dir));
+        let linted =
+            findings::linted_files(&outcome.files, outcome.roots.len(), &dir, &opts.only_files);
+        let applied = findings::apply_baseline(
+            std::mem::take(&mut outcome.diags),
+            &keys,
+            &entries,
+            &linted,
+            &olmlint_load::display_path(path),
+        );
+        outcome.diags = applied.kept;
+        outcome.diags.extend(applied.stale);
+        outcome.summary.baselined = applied.suppressed;
+    }
+    let deletions = !opts.deleted.is_empty() && !args.only_new;
+    if let (true, Some(git_ref)) = (deletions, &args.changed_since) {
+        introduced_by_deletions(git_ref, opts, snapshots, outcome)?;
+    }
+    if let (true, Some(git_ref)) = (args.only_new, &args.changed_since) {
+        let dropped = preexisting(git_ref, opts, snapshots, outcome, &|_| true)?;
+        outcome.summary.preexisting = dropped;
+    }
+    if args.findings_baseline.is_some() || args.only_new || deletions {
+        // Stale baseline entries were appended; counts changed.
+        olmlint_report::sort(&mut outcome.diags, &outcome.files);
+        outcome.summary.recount(&outcome.diags);
+    }
+    Ok(None)
+}
+
+/// A change that deleted files: the catalogs that held them were linted whole; of their
+/// findings outside the changed files' scope, those that also occur at `git_ref` were not
+/// the change's doing and are dropped. What is left is what the deletions broke (a channel
+/// entry or a dependency now dangling). A catalog that could not be read at `git_ref` keeps
+/// all its findings, with a note.
+pub(super) fn introduced_by_deletions(
+    git_ref: &str,
+    opts: &crate::lint::Options,
+    snapshots: &[AtRef],
+    outcome: &mut crate::lint::Outcome,
+) -> Result<(), String> {
+    let in_changed =
+        crate::lint::in_changed_files(&outcome.diags, &outcome.files, &opts.only_files);
+    let (mut kept, mut others) = (Vec::new(), Vec::new());
+    for (d, changed) in std::mem::take(&mut outcome.diags)
+        .into_iter()
+        .zip(in_changed)
+    {
+        if changed {
+            kept.push(d);
+        } else {
+            others.push(d);
+        }
+    }
+    let mut compared = Vec::new();
+    for (root, snap) in snapshots {
+        match snap {
+            Ok(_) => compared.push(root.clone()),
+            Err(e) => outcome.notes.push(format!(
+                "{}: cannot read it as it was at {git_ref} ({e}), so the findings of this catalog where files were deleted are all reported, old ones too",
+                olmlint_load::display_path(root)
+            )),
+        }
+    }
+    outcome.diags = others;
+    preexisting(git_ref, opts, snapshots, outcome, &|r| {
+        compared.iter().any(|c| c == r)
+    })?;
+    kept.append(&mut outcome.diags);
+    outcome.diags = kept;
+    Ok(())
+}
+
+/// A catalog as it was at the `--changed-since` ref (`None`: it did not exist there), or why
+/// it could not be read.
+pub(super) type AtRef = (PathBuf, Result<Option<olmlint_load::git::Snapshot>, String>);
+
+/// `--only-new`: lints each catalog (of those `compare` accepts) as it was at `git_ref`
+/// (`snapshots`, same configuration) and drops the current findings whose fingerprints occur
+/// there, catalog by catalog. Returns how many.
+pub(super) fn preexisting(
+    git_ref: &str,
+    opts: &crate::lint::Options,
+    snapshots: &[AtRef],
+    outcome: &mut crate::lint::Outcome,
+    compare: &dyn Fn(&std::path::Path) -> bool,
+) -> Result<usize, String> {
+    use olmlint_load::findings::{self, Base};
+    let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Roots(&outcome.roots));
+    // Every catalog as it was at REF (one that did not exist there has only new findings),
+    // linted in one run so that they are checked in parallel.
+    let mut snaps = Vec::new();
+    let mut scope_of = Vec::new();
+    for (scope, root) in outcome.roots.iter().enumerate() {
+        if !compare(root) {
+            continue;
+        }
+        let snap = match snapshots.iter().find(|(r, _)| r == root) {
+            Some((_, Ok(snap))) => snap.as_ref(),
+            Some((_, Err(e))) => {
+                return Err(format!(
+                    "--only-new: cannot read {} at {git_ref}: {e}",
+                    root.display()
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "--only-new: {} was not read at {git_ref}",
+                    root.display()
+                ))
+            }
+        };
+        if let Some(snap) = snap {
+            snaps.push(snap);
+            scope_of.push(scope);
+        }
+    }
+    let mut old = Vec::new();
+    if !snaps.is_empty() {
+        let before = crate::lint::run(&crate::lint::Options {
+            paths: snaps.iter().map(|s| s.root.clone()).collect(),
+            config: outcome.config_path.clone(),
+            no_config: outcome.config_path.is_none(),
+            only_files: Vec::new(),
+            deleted: Vec::new(),
+            baseline: None,
+            exiting: false,
+            ..opts.clone()
+        })
+        .map_err(|e| format!("--only-new: linting the catalogs at {git_ref}: {e}"))?;
+        if before.roots.len() != snaps.len() {
+            return Err(format!(
+                "--only-new: the catalogs at {git_ref} are laid out differently ({} catalogs for {} now)",
+                before.roots.len(),
+                snaps.len()
+            ));
+        }
+        let keys = findings::keys(&before.diags, &before.files, &Base::Roots(&before.roots));
+        old.extend(keys.into_iter().map(|k| findings::Key {
+            scope: k.scope.and_then(|s| scope_of.get(s).copied()),
+            ..k
+        }));
+    }
+    let (kept, dropped) = findings::subtract(std::mem::take(&mut outcome.diags), &keys, &old);
+    outcome.diags = kept;
+    Ok(dropped)
+}

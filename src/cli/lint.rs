@@ -1,0 +1,371 @@
+//! `olmlint lint`: its arguments and the command, read top to bottom: options, the change
+//! plan, the run (or the fixes), what was already known, the report and the exit code.
+
+use olmlint_base::diag::Diagnostic;
+use olmlint_report::{github, human, Format, Report};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use super::change::{known_findings, plan_change};
+use super::fix::{fix_command, fix_in_place, show_diff};
+use super::{
+    append_step_summary, exiting, parse_seconds, release, report_format, say, Color, FailOn,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct LintArgs {
+    /// Catalog roots, sub-directories, single files or bundle directories.
+    pub paths: Vec<PathBuf>,
+    /// Output format (default: human; github when GITHUB_ACTIONS=true).
+    #[arg(long, short = 'f', value_enum, env = "OLMLINT_FORMAT")]
+    pub format: Option<Format>,
+    /// Write the report to this file instead of stdout; a summary still goes to stderr.
+    #[arg(long, short = 'o')]
+    pub output_file: Option<PathBuf>,
+    /// Lowest severity that makes the exit code 1.
+    #[arg(long, value_enum, default_value = "error", env = "OLMLINT_FAIL_ON")]
+    pub fail_on: FailOn,
+    /// Configuration file (default: .olmlint.yaml found upward from the first path).
+    #[arg(long, short = 'c', env = "OLMLINT_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Ignore any .olmlint.yaml.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Turn a rule on at its default severity (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub enable: Vec<String>,
+    /// Turn a rule off (repeatable).
+    #[arg(long, value_name = "RULE")]
+    pub disable: Vec<String>,
+    /// Also check what a target OLM needs (repeatable): `olmv1` turns on OLM711.
+    #[arg(long, value_enum, value_name = "TARGET")]
+    pub target: Vec<Target>,
+    /// When to use colour in human output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: Color,
+    /// Print counts of findings per rule and per package instead of the findings (human
+    /// and concise formats).
+    #[arg(long)]
+    pub statistics: bool,
+    /// Treat PATHs as changed files: lint the whole catalogs holding them, but report only
+    /// findings in those files or about bundles they define (what pre-commit passes).
+    #[arg(long)]
+    pub only_files: bool,
+    /// Lint the catalogs touched since a git ref, reporting only findings in changed files
+    /// (e.g. `--changed-since origin/main` in a pull request).
+    #[arg(long, value_name = "REF")]
+    pub changed_since: Option<String>,
+    /// With --changed-since: report only the findings the change introduced. A finding that
+    /// also occurs in the catalog at REF (same rule, file, package, bundle, JSON pointer and
+    /// text of its line; line numbers do not matter) is left out and counted in the summary.
+    #[arg(long, requires = "changed_since")]
+    pub only_new: bool,
+    /// Do not report the findings listed in this findings baseline file (written by
+    /// --write-baseline); its entries that no longer match a finding are reported (OLM010).
+    #[arg(long, value_name = "FILE")]
+    pub findings_baseline: Option<PathBuf>,
+    /// Write every current finding to FILE as a findings baseline and exit 0: adopt olmlint on
+    /// a catalog with history, then lint with --findings-baseline FILE.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fix", "diff", "only_files", "changed_since", "findings_baseline"])]
+    pub write_baseline: Option<PathBuf>,
+    /// The previous version of the catalog: also check that upgrading from it is safe
+    /// (OLM701–704). With --changed-since, the version at REF is the baseline by default.
+    #[arg(long, value_name = "OLD_CATALOG")]
+    pub baseline: Option<PathBuf>,
+    /// The target cluster's properties and admin constraints (YAML/JSON, see rules/OLM720.md):
+    /// turns on OLM720, which reports bundles that cannot run there. Not an upstream OLM feature.
+    #[arg(long, value_name = "FILE")]
+    pub cluster_properties: Option<PathBuf>,
+    /// The loaded catalogs (with --context and `provided:`) are the only ones on the
+    /// clusters: a dependency found in none of them is an error (OLM503), not a warning
+    /// that another catalog provides it (OLM507). Also `closed-world: true` in .olmlint.yaml.
+    #[arg(long)]
+    pub closed_world: bool,
+    /// A catalog dependencies may be satisfied from (repeatable): used as candidates for the
+    /// installability checks, never linted. Earlier ones are preferred, after a bundle's own.
+    #[arg(long, value_name = "PATH")]
+    pub context: Vec<PathBuf>,
+    /// Stop the checks after SECONDS and report what was not finished (OLM012); a run that
+    /// has not ended 10 s after that exits with code 2.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub timeout: Option<f64>,
+    /// Apply safe fixes in place (atomic writes), then report what remains.
+    #[arg(long, conflicts_with = "diff")]
+    pub fix: bool,
+    /// Print the fixes as a unified diff instead of writing them; exit 1 if there are any.
+    #[arg(long)]
+    pub diff: bool,
+    /// With --fix or --diff, also apply fixes that change what OLM does (for example quoting a
+    /// YAML 1.1 number: `4.20` was the number 4.2).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print no summary line on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// The OLM generation a catalog must work with (`--target`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// OLM v0 (the default: every rule that is on anyway).
+    Olmv0,
+    /// OLM v1 (operator-controller), which refuses bundles with dependencies.
+    Olmv1,
+}
+
+/// `olmlint lint`: the run's stages, top to bottom. Each returns `Err(code)` when the run
+/// ends there (its message or report already written).
+pub(super) fn lint(args: LintArgs) -> i32 {
+    let started = std::time::Instant::now();
+    match lint_stages(&args, started) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn lint_stages(args: &LintArgs, started: std::time::Instant) -> Result<i32, i32> {
+    paths_exist(args)?;
+    let mut opts = options(args);
+    let snapshots = plan_change(args, &mut opts, started)?;
+    // The HTML report draws the upgrade graphs from the models the checks build.
+    if report_format(args.format) == Format::Html {
+        opts.graph = Some(olmlint_report::graph::Filter::default());
+    }
+    let opts = opts;
+    let mut outcome = run_or_fix(args, &opts)?;
+    let config_mistakes = keep_only_config_mistakes(&mut outcome);
+    if config_mistakes == 0 {
+        add_what_the_change_knew(args, &opts, &snapshots, &mut outcome)?;
+    }
+    outcome.cap_for_report();
+    withdraw_refused_fixes(&mut outcome);
+    let failed = write_report(args, &mut outcome, started)?;
+    release(outcome);
+    olmlint_base::timings::mark("report written");
+    if config_mistakes > 0 {
+        say(&format!(
+            "the configuration has {config_mistakes} mistake(s); fix {} and run again (other findings are not reported: under a configuration that may not mean what it says they could be wrong)",
+            if config_mistakes == 1 { "it" } else { "them" }
+        ));
+        return Ok(2);
+    }
+    Ok(i32::from(failed))
+}
+
+/// The pipeline's options from the arguments (`--target olmv1` enables OLM711).
+fn options(args: &LintArgs) -> crate::lint::Options {
+    crate::lint::Options {
+        paths: args.paths.clone(),
+        config: args.config.clone(),
+        no_config: args.no_config,
+        enable: args
+            .enable
+            .iter()
+            .cloned()
+            .chain(
+                args.target
+                    .iter()
+                    .filter(|t| **t == Target::Olmv1)
+                    .map(|_| "OLM711".to_string()),
+            )
+            .collect(),
+        disable: args.disable.clone(),
+        only_files: if args.only_files {
+            args.paths.clone()
+        } else {
+            Vec::new()
+        },
+        deleted: Vec::new(),
+        context: args.context.clone(),
+        timeout: args.timeout,
+        baseline: args.baseline.clone(),
+        cluster_properties: args.cluster_properties.clone(),
+        closed_world: args.closed_world,
+        exiting: false,
+        graph: None,
+    }
+}
+
+/// A path that does not exist is a usage error (exit 2), like `--context /nope`, not a
+/// finding that `--fail-on never` would hide; `--only-files` takes files only.
+fn paths_exist(args: &LintArgs) -> Result<(), i32> {
+    for p in &args.paths {
+        let problem = match std::fs::symlink_metadata(p) {
+            // Not an existence test of where a planted link points: the walk reports it.
+            Err(_) if olmlint_load::io::leaves_repository(p) => None,
+            Err(e) => Some(e.to_string()),
+            Ok(m) if args.only_files && m.is_dir() => {
+                Some("is a directory; --only-files takes the changed files".to_string())
+            }
+            Ok(_) => None,
+        };
+        if let Some(problem) = problem {
+            say(&format!("{}: {problem}", p.display()));
+            return Err(2);
+        }
+    }
+    Ok(())
+}
+
+/// The lint run, or the fix passes (`--fix`); `--diff` prints the fixes and ends the run.
+fn run_or_fix(args: &LintArgs, opts: &crate::lint::Options) -> Result<crate::lint::Outcome, i32> {
+    if args.unsafe_fixes && !args.fix && !args.diff {
+        eprintln!("olmlint: --unsafe-fixes only applies with --fix or --diff");
+        return Err(2);
+    }
+    let mode = if args.unsafe_fixes {
+        olmlint_load::fix::Mode::Unsafe
+    } else {
+        olmlint_load::fix::Mode::Safe
+    };
+    if args.diff {
+        return Err(show_diff(
+            opts,
+            mode,
+            args.quiet,
+            &fix_command(&args.paths, args.unsafe_fixes),
+        ));
+    }
+    if args.fix {
+        return fix_in_place(opts, mode, args.quiet);
+    }
+    crate::lint::run(&crate::lint::Options {
+        exiting: exiting(),
+        ..opts.clone()
+    })
+    .map_err(|e| {
+        say(&e);
+        2
+    })
+}
+
+/// A mistake in `.olmlint.yaml` or the cluster properties (OLM011) stops the run with exit
+/// 2 whatever `--fail-on` says (a misspelt key must not silently switch checks off): the
+/// report, in the requested format, holds only those mistakes. Returns how many there are.
+fn keep_only_config_mistakes(outcome: &mut crate::lint::Outcome) -> usize {
+    let config_mistakes = outcome.diags.iter().filter(|d| d.rule == "OLM011").count();
+    if config_mistakes > 0 {
+        outcome.diags.retain(|d| d.rule == "OLM011");
+        outcome.summary.errors = config_mistakes;
+        outcome.summary.warnings = 0;
+        outcome.summary.infos = 0;
+    }
+    config_mistakes
+}
+
+/// In a change-scoped run: the findings the change did not introduce set aside
+/// (`--only-new`), and the files of the catalogs at REF that were not read (over the file
+/// size limit) reported.
+fn add_what_the_change_knew(
+    args: &LintArgs,
+    opts: &crate::lint::Options,
+    snapshots: &[super::change::AtRef],
+    outcome: &mut crate::lint::Outcome,
+) -> Result<(), i32> {
+    match known_findings(args, opts, snapshots, outcome) {
+        Ok(None) => {}
+        Ok(Some(code)) => return Err(code),
+        Err(e) => {
+            say(&e);
+            return Err(2);
+        }
+    }
+    let unread: Vec<Diagnostic> = snapshots
+        .iter()
+        .filter_map(|(_, s)| s.as_ref().ok().and_then(Option::as_ref))
+        .flat_map(|s| &s.problems)
+        .map(|p| Diagnostic::new("OLM001", p.clone()).help("The catalog as it was at the --changed-since ref is read with the same limits as the catalog itself; raise `limits.max-file-size` if a file is meant to be this large."))
+        .collect();
+    if !unread.is_empty() {
+        outcome.diags.extend(unread);
+        olmlint_report::sort(&mut outcome.diags, &outcome.files);
+        outcome.summary.recount(&outcome.diags);
+    }
+    Ok(())
+}
+
+/// A fix is advertised (JSON/SARIF `fix`, the "fixable" count) only if `--fix` would apply
+/// it: re-parsing shows exactly the intended change.
+fn withdraw_refused_fixes(outcome: &mut crate::lint::Outcome) {
+    if !outcome.diags.iter().any(|d| d.fix.is_some()) {
+        return;
+    }
+    let refused = olmlint_base::timings::phase("fix verification", || {
+        olmlint_load::fix::refused(&outcome.diags, &outcome.files)
+    });
+    for i in refused {
+        if let Some(d) = outcome.diags.get_mut(i) {
+            d.fix = None;
+        }
+    }
+}
+
+/// Colour on a terminal unless `NO_COLOR` or an output file says otherwise.
+fn use_color(args: &LintArgs) -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => {
+            !no_color
+                && std::io::stderr().is_terminal()
+                && args.output_file.is_none()
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// The report in the requested format (to stdout or `-o`), the GitHub step summary, the
+/// notes and the summary line. Returns whether a finding reaches `--fail-on`.
+fn write_report(
+    args: &LintArgs,
+    outcome: &mut crate::lint::Outcome,
+    started: std::time::Instant,
+) -> Result<bool, i32> {
+    let format = report_format(args.format);
+    let graphs = crate::graph_command::finish(outcome, crate::graph_command::COLLAPSE);
+    let report = Report {
+        diags: &outcome.diags,
+        files: &outcome.files,
+        summary: outcome.summary,
+        fail_on: args.fail_on.threshold(),
+        graphs: &graphs,
+    };
+    let color = use_color(args);
+    olmlint_base::timings::mark("checks done");
+    olmlint_base::timings::work_report();
+    let text = if args.statistics && matches!(format, Format::Human | Format::Concise) {
+        olmlint_report::terminal_safe(&olmlint_report::human::statistics(&report), false)
+    } else {
+        report.render(format, color)
+    };
+    if let Some(path) = &args.output_file {
+        if let Err(e) = olmlint_load::io::write_atomic(path, text.as_bytes()) {
+            eprintln!("olmlint: cannot write {}: {e}", path.display());
+            return Err(2);
+        }
+        if format != Format::Human && !args.quiet {
+            // Humans still see what was found.
+            eprint!("{}", report.render(Format::Human, color));
+        }
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+    }
+    if format == Format::Github {
+        append_step_summary(|| github::step_summary(&report));
+    }
+    if !args.quiet {
+        for n in &outcome.notes {
+            eprintln!("note: {}", olmlint_report::terminal_safe(n, false));
+        }
+        eprint!(
+            "{}",
+            olmlint_report::terminal_safe(
+                &human::summary_line(&report, started.elapsed(), &fix_command(&args.paths, false)),
+                false
+            )
+        );
+    }
+    let threshold = args.fail_on.threshold();
+    Ok(threshold.is_some_and(|t| outcome.diags.iter().any(|d| d.severity >= t)))
+}
