@@ -151,6 +151,15 @@ struct JsonParser<'a> {
     skipped_keys: KeyHashes,
 }
 
+/// The collections open while one value is parsed: their frames, innermost last, and
+/// the children they hold so far.
+#[derive(Default)]
+struct Open {
+    stack: Vec<Frame>,
+    items: Vec<Node>,
+    entries: Vec<Entry>,
+}
+
 /// An open array or object. Its children so far sit on shared `items` / `entries` stacks
 /// from `base` on, so each finished collection is one exact-size allocation (as in YAML).
 enum Frame {
@@ -189,146 +198,24 @@ impl JsonParser<'_> {
     }
 
     fn value(&mut self) -> Result<Node, LoadProblem> {
-        let mut stack: Vec<Frame> = Vec::new();
-        let mut items: Vec<Node> = Vec::new();
-        let mut entries: Vec<Entry> = Vec::new();
+        let mut open = Open::default();
         loop {
             self.skip_ws();
-            // Expecting a key?
-            if let Some(Frame::Obj {
-                base,
-                key: key @ None,
-                ..
-            }) = stack.last_mut()
-            {
-                let empty = entries.len() == *base;
-                if self.peek() == Some(b'}') && empty {
-                    // handled below as a close
-                } else {
-                    if !empty {
-                        match self.peek() {
-                            Some(b',') => {
-                                self.pos += 1;
-                                self.skip_ws();
-                                if self.peek() != Some(b'"') {
-                                    return Err(self.err("expected a string object key after ','"));
-                                }
-                            }
-                            Some(b'}') => {}
-                            _ => return Err(self.err("expected ',' or '}' after object value")),
-                        }
-                    }
-                    if self.peek() != Some(b'}') {
-                        if self.peek() != Some(b'"') {
-                            return Err(self.err("expected a string object key"));
-                        }
-                        let ks = self.pos;
-                        let k = self.string()?;
-                        let kspan = Span::new(ks, self.pos);
-                        self.skip_ws();
-                        if self.peek() != Some(b':') {
-                            return Err(self.err("expected ':' after object key"));
-                        }
-                        self.pos += 1;
-                        *key = Some((k, kspan));
-                        continue;
-                    }
-                }
+            if self.object_key(&mut open)? {
+                continue;
             }
-            if let Some(Frame::Arr { base, .. }) = stack.last() {
-                if items.len() > *base {
-                    match self.peek() {
-                        Some(b',') => {
-                            self.pos += 1;
-                            self.skip_ws();
-                            if self.peek() == Some(b']') {
-                                return Err(self.err("expected a value after ','"));
-                            }
-                        }
-                        Some(b']') => {}
-                        _ => return Err(self.err("expected ',' or ']' after array element")),
-                    }
-                }
-            }
+            self.array_separator(&open)?;
             let start = self.pos;
             self.nodes += 1;
             if self.nodes > self.limits.max_nodes {
                 return Err(too_many_nodes(start, self.limits.max_nodes));
             }
             let node = match self.peek() {
-                Some(b'{') | Some(b'[') => {
-                    if stack.len() >= self.limits.max_depth {
-                        return Err(LoadProblem::limit(
-                            Span::new(start, start + 1),
-                            format!(
-                                "exceeded max depth: the document nests deeper than {} levels",
-                                self.limits.max_depth
-                            ),
-                            "Go's JSON decoder, which opm uses, stops at 10000 nested containers. \
-                             The limit is `limits.max-depth` in .olmlint.yaml.",
-                        ));
-                    }
-                    let open = self.peek() == Some(b'{');
-                    if self.elide && self.in_elided_value && stack.len() == VALUE_DEPTH + 1 {
-                        let Some(()) = self.skip_collection(stack.len()) else {
-                            self.needs_full = true;
-                            return Err(self.err("parse again in full"));
-                        };
-                        self.elided = true;
-                        Node::new(
-                            Span::new(start, self.pos),
-                            Style::None,
-                            Value::Elided { map: open },
-                        )
-                    } else {
-                        if open && self.elide && stack.len() == VALUE_DEPTH {
-                            self.in_elided_value = opens_elided_value(&stack, &entries);
-                        }
-                        self.pos += 1;
-                        stack.push(if open {
-                            Frame::Obj {
-                                start,
-                                base: entries.len(),
-                                key: None,
-                            }
-                        } else {
-                            Frame::Arr {
-                                start,
-                                base: items.len(),
-                            }
-                        });
-                        continue;
-                    }
-                }
-                Some(b'}') | Some(b']') => {
-                    let close = self.peek();
-                    let frame_ok = matches!(
-                        (stack.last(), close),
-                        (Some(Frame::Obj { key: None, .. }), Some(b'}'))
-                            | (Some(Frame::Arr { .. }), Some(b']'))
-                    );
-                    if !frame_ok {
-                        return Err(self.err("unexpected closing bracket"));
-                    }
-                    self.pos += 1;
-                    let popped = stack.pop();
-                    if stack.len() == VALUE_DEPTH {
-                        self.in_elided_value = false;
-                    }
-                    match popped {
-                        Some(Frame::Obj { start, base, .. }) => {
-                            let entries: Vec<Entry> = entries.drain(base..).collect();
-                            self.repeated_keys |= has_repeated_key(&entries);
-                            Node::new(Span::new(start, self.pos), Style::None, Value::Map(entries))
-                        }
-                        Some(Frame::Arr { start, base }) => Node::new(
-                            Span::new(start, self.pos),
-                            Style::None,
-                            Value::Seq(items.drain(base..).collect()),
-                        ),
-                        None => return Err(self.err("unexpected closing bracket")),
-                    }
-                }
+                Some(b'{') | Some(b'[') => match self.open_collection(&mut open, start)? {
+                    Some(elided) => elided,
+                    None => continue,
+                },
+                Some(b'}') | Some(b']') => self.close_collection(&mut open)?,
                 Some(b'"') => {
                     let s = self.string()?;
                     Node::new(Span::new(start, self.pos), Style::Json, Value::String(s))
@@ -340,19 +227,183 @@ impl JsonParser<'_> {
                 Some(_) => return Err(self.err("invalid character looking for beginning of value")),
                 None => return Err(self.err("unexpected end of JSON input")),
             };
-            match stack.last_mut() {
-                None => return Ok(node),
-                Some(Frame::Arr { .. }) => items.push(node),
-                Some(Frame::Obj { key, .. }) => match key.take() {
-                    Some((k, key_span)) => entries.push(Entry {
-                        key: k,
-                        key_span,
-                        value: node,
-                    }),
-                    None => return Err(self.err("expected a string object key")),
-                },
+            if let Some(root) = self.attach(&mut open, node)? {
+                return Ok(root);
             }
         }
+    }
+
+    /// Inside an object waiting for a key: the separator before it and the key with its
+    /// `:`. `true` when a key was read; `false` when no key is due (not in an object, the
+    /// object has its key, or `}` closes it).
+    fn object_key(&mut self, open: &mut Open) -> Result<bool, LoadProblem> {
+        let Some(Frame::Obj {
+            base,
+            key: key @ None,
+            ..
+        }) = open.stack.last_mut()
+        else {
+            return Ok(false);
+        };
+        let empty = open.entries.len() == *base;
+        if self.peek() == Some(b'}') && empty {
+            return Ok(false);
+        }
+        if !empty {
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() != Some(b'"') {
+                        return Err(self.err("expected a string object key after ','"));
+                    }
+                }
+                Some(b'}') => {}
+                _ => return Err(self.err("expected ',' or '}' after object value")),
+            }
+        }
+        if self.peek() == Some(b'}') {
+            return Ok(false);
+        }
+        if self.peek() != Some(b'"') {
+            return Err(self.err("expected a string object key"));
+        }
+        let ks = self.pos;
+        let k = self.string()?;
+        let kspan = Span::new(ks, self.pos);
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.err("expected ':' after object key"));
+        }
+        self.pos += 1;
+        *key = Some((k, kspan));
+        Ok(true)
+    }
+
+    /// Inside an array after an element: the `,` before the next one, or its `]`.
+    fn array_separator(&mut self, open: &Open) -> Result<(), LoadProblem> {
+        let Some(Frame::Arr { base, .. }) = open.stack.last() else {
+            return Ok(());
+        };
+        if open.items.len() > *base {
+            match self.peek() {
+                Some(b',') => {
+                    self.pos += 1;
+                    self.skip_ws();
+                    if self.peek() == Some(b']') {
+                        return Err(self.err("expected a value after ','"));
+                    }
+                }
+                Some(b']') => {}
+                _ => return Err(self.err("expected ',' or ']' after array element")),
+            }
+        }
+        Ok(())
+    }
+
+    /// At `{` or `[` (`start`): opens the collection (`None`), or, inside an elided
+    /// `olm.csv.metadata` value, skips it whole and returns its elided node.
+    fn open_collection(
+        &mut self,
+        open: &mut Open,
+        start: usize,
+    ) -> Result<Option<Node>, LoadProblem> {
+        let depth = open.stack.len();
+        if depth >= self.limits.max_depth {
+            return Err(LoadProblem::limit(
+                Span::new(start, start + 1),
+                format!(
+                    "exceeded max depth: the document nests deeper than {} levels",
+                    self.limits.max_depth
+                ),
+                "Go's JSON decoder, which opm uses, stops at 10000 nested containers. \
+                 The limit is `limits.max-depth` in .olmlint.yaml.",
+            ));
+        }
+        let is_object = self.peek() == Some(b'{');
+        if self.elide && self.in_elided_value && depth == VALUE_DEPTH + 1 {
+            let Some(()) = self.skip_collection(depth) else {
+                self.needs_full = true;
+                return Err(self.err("parse again in full"));
+            };
+            self.elided = true;
+            return Ok(Some(Node::new(
+                Span::new(start, self.pos),
+                Style::None,
+                Value::Elided { map: is_object },
+            )));
+        }
+        if is_object && self.elide && depth == VALUE_DEPTH {
+            self.in_elided_value = opens_elided_value(&open.stack, &open.entries);
+        }
+        self.pos += 1;
+        open.stack.push(if is_object {
+            Frame::Obj {
+                start,
+                base: open.entries.len(),
+                key: None,
+            }
+        } else {
+            Frame::Arr {
+                start,
+                base: open.items.len(),
+            }
+        });
+        Ok(None)
+    }
+
+    /// At `}` or `]`: closes the innermost collection into its node (one exact-size
+    /// allocation of its children).
+    fn close_collection(&mut self, open: &mut Open) -> Result<Node, LoadProblem> {
+        let close = self.peek();
+        let frame_ok = matches!(
+            (open.stack.last(), close),
+            (Some(Frame::Obj { key: None, .. }), Some(b'}'))
+                | (Some(Frame::Arr { .. }), Some(b']'))
+        );
+        if !frame_ok {
+            return Err(self.err("unexpected closing bracket"));
+        }
+        self.pos += 1;
+        let popped = open.stack.pop();
+        if open.stack.len() == VALUE_DEPTH {
+            self.in_elided_value = false;
+        }
+        match popped {
+            Some(Frame::Obj { start, base, .. }) => {
+                let entries: Vec<Entry> = open.entries.drain(base..).collect();
+                self.repeated_keys |= has_repeated_key(&entries);
+                Ok(Node::new(
+                    Span::new(start, self.pos),
+                    Style::None,
+                    Value::Map(entries),
+                ))
+            }
+            Some(Frame::Arr { start, base }) => Ok(Node::new(
+                Span::new(start, self.pos),
+                Style::None,
+                Value::Seq(open.items.drain(base..).collect()),
+            )),
+            None => Err(self.err("unexpected closing bracket")),
+        }
+    }
+
+    /// Puts a finished value into the collection it belongs to; `Some` with the document's
+    /// root once no collection is open.
+    fn attach(&mut self, open: &mut Open, node: Node) -> Result<Option<Node>, LoadProblem> {
+        match open.stack.last_mut() {
+            None => return Ok(Some(node)),
+            Some(Frame::Arr { .. }) => open.items.push(node),
+            Some(Frame::Obj { key, .. }) => match key.take() {
+                Some((k, key_span)) => open.entries.push(Entry {
+                    key: k,
+                    key_span,
+                    value: node,
+                }),
+                None => return Err(self.err("expected a string object key")),
+            },
+        }
+        Ok(None)
     }
 
     /// Scans the array or object at `pos` inside an elided value, `depth` collections deep:
