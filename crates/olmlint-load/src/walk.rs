@@ -39,47 +39,9 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         }
     };
     if meta.is_file() {
-        // A file named on the command line (or by --only-files / --changed-since, which take
-        // names from a pull request) that is a link out of its own directory is not read.
-        if std::fs::symlink_metadata(root).is_ok_and(|m| m.file_type().is_symlink())
-            && !link_stays_in_directory(root)
-        {
-            problems.push(IoProblem::link(
-                display_path(root),
-                "symbolic link to a target outside its directory; not read".into(),
-            ));
-            return;
-        }
-        let role = root
-            .ancestors()
-            .skip(1)
-            .take(3)
-            .find(|a| is_bundle_dir(a))
-            .map_or(Role::Fbc, |b| Role::Bundle(b.to_path_buf()));
-        let role = if role == Role::Fbc
-            && is_ci_config(root)
-            && root.parent().is_some_and(is_operator_dir)
-        {
-            Role::OperatorConfig
-        } else {
-            role
-        };
-        out.push(Found {
-            path: root.to_path_buf(),
-            display: display_path(root),
-            role,
-            size: meta.len(),
-            scope,
-        });
+        collect_given_file(root, meta.len(), scope, out, problems);
         return;
     }
-    let mut bundle_roots: Vec<PathBuf> = Vec::new();
-    let mut operator_roots: std::collections::HashSet<PathBuf> = Default::default();
-    let mut version_dirs: std::collections::HashSet<PathBuf> = Default::default();
-    // Directories of operator directories (`operators/`), decided once per directory: their
-    // own files (`README.md`) are not catalog content either. A file can come before the
-    // operator directories beside it (`README.md` sorts before `aqua/`), so this looks ahead.
-    let mut repositories: std::collections::HashMap<PathBuf, bool> = Default::default();
     let canonical_root = std::fs::canonicalize(root).ok();
     let ignores = std::sync::Arc::new(IndexIgnores {
         root: root.to_path_buf(),
@@ -87,8 +49,71 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
         cache: Default::default(),
         problems: Default::default(),
     });
-    let filter = std::sync::Arc::clone(&ignores);
-    let walker = ignore::WalkBuilder::new(root)
+    let mut walk = Walk {
+        scope,
+        canonical_root,
+        layout: Layout::default(),
+        repositories: Repositories::default(),
+        out,
+        problems,
+    };
+    for entry in walker(root, &ignores) {
+        match entry {
+            Ok(entry) => walk.visit(&entry),
+            Err(e) => walk.problems.push(IoProblem::unreadable(
+                display_path(root),
+                format!("walk error: {e}"),
+            )),
+        }
+    }
+    problems.extend(ignores.take_problems());
+}
+
+/// A file named on the command line (or by --only-files / --changed-since, which take names
+/// from a pull request): its role from the directories above it.
+fn collect_given_file(
+    file: &Path,
+    size: u64,
+    scope: usize,
+    out: &mut Vec<Found>,
+    problems: &mut Vec<IoProblem>,
+) {
+    // One that is a link out of its own directory is not read.
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.file_type().is_symlink())
+        && !link_stays_in_directory(file)
+    {
+        problems.push(IoProblem::link(
+            display_path(file),
+            "symbolic link to a target outside its directory; not read".into(),
+        ));
+        return;
+    }
+    let role = file
+        .ancestors()
+        .skip(1)
+        .take(3)
+        .find(|a| is_bundle_dir(a))
+        .map_or(Role::Fbc, |b| Role::Bundle(b.to_path_buf()));
+    let role =
+        if role == Role::Fbc && is_ci_config(file) && file.parent().is_some_and(is_operator_dir) {
+            Role::OperatorConfig
+        } else {
+            role
+        };
+    out.push(Found {
+        path: file.to_path_buf(),
+        display: display_path(file),
+        role,
+        size,
+        scope,
+    });
+}
+
+/// The walk of a directory: depth-first in path order, links not followed, version-control
+/// metadata and what `.indexignore` files exclude left out.
+fn walker(root: &Path, ignores: &std::sync::Arc<IndexIgnores>) -> ignore::Walk {
+    let filter = std::sync::Arc::clone(ignores);
+    ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .parents(false)
         .follow_links(false)
@@ -99,146 +124,207 @@ pub fn collect(root: &Path, scope: usize, out: &mut Vec<Found>, problems: &mut V
             let vcs = is_dir && matches!(e.file_name().to_str(), Some(".git" | ".hg" | ".svn"));
             !vcs && !filter.ignored(e.path(), is_dir)
         })
-        .build();
-    for entry in walker {
-        let entry = match entry {
-            Ok(e) => e,
-            Err(e) => {
-                problems.push(IoProblem::unreadable(
-                    display_path(root),
-                    format!("walk error: {e}"),
-                ));
-                continue;
-            }
-        };
-        let path = entry.path();
-        let Some(ft) = entry.file_type() else {
-            continue;
-        };
-        if ft.is_dir() {
-            // A bundle directory inside another one (a stray `bundle/` copy next to
-            // `manifests/`) is not content: opm reads `manifests/` and `metadata/` only.
-            let nested = bundle_roots.last().is_some_and(|b| path.starts_with(b));
-            if is_bundle_dir(path) && !nested {
-                bundle_roots.push(path.to_path_buf());
-            } else if !nested && is_operator_dir(path) {
-                operator_roots.insert(path.to_path_buf());
-            }
-            let in_operator = path.parent().is_some_and(|p| operator_roots.contains(p));
-            if in_operator && holds_bundle(path) {
-                version_dirs.insert(path.to_path_buf());
-            }
-            continue;
+        .build()
+}
+
+/// The directories the walk has passed that decide what the files below them are.
+#[derive(Default)]
+struct Layout {
+    /// Registry+v1 bundle directories, in walk order (they do not nest).
+    bundle_roots: Vec<PathBuf>,
+    /// Operator directories (`ci.yaml` next to bundle directories).
+    operator_roots: std::collections::HashSet<PathBuf>,
+    /// Version directories of operator directories that hold a bundle.
+    version_dirs: std::collections::HashSet<PathBuf>,
+}
+
+impl Layout {
+    /// Records what a directory the walk enters is.
+    fn enter_dir(&mut self, path: &Path) {
+        // A bundle directory inside another one (a stray `bundle/` copy next to
+        // `manifests/`) is not content: opm reads `manifests/` and `metadata/` only.
+        let nested = self
+            .bundle_roots
+            .last()
+            .is_some_and(|b| path.starts_with(b));
+        if is_bundle_dir(path) && !nested {
+            self.bundle_roots.push(path.to_path_buf());
+        } else if !nested && is_operator_dir(path) {
+            self.operator_roots.insert(path.to_path_buf());
         }
-        // The files of an operator directory and of its version directories outside the
-        // bundle (`ci.yaml`, `Makefile`, `*.mk`, `release-config.yaml`, `README.md`)
-        // describe how the operator is built and released; they are not catalog content.
-        // The walk is depth-first in path order and bundle directories do not nest, so only
-        // the last one found can hold this path.
-        let bundle = bundle_roots.last().filter(|b| path.starts_with(b));
-        // The operator's `ci.yaml` is read as its configuration (`updateGraph`, `fbc`).
-        let operator_config = bundle.is_none()
-            && is_ci_config(path)
-            && path.parent().is_some_and(|p| operator_roots.contains(p));
-        if bundle.is_none()
-            && !operator_config
-            && path.parent().is_some_and(|p| {
-                operator_roots.contains(p)
-                    || version_dirs.contains(p)
-                    || match repositories.get(p) {
-                        Some(&known) => known,
-                        None => {
-                            let holds = holds_operator_dirs(p);
-                            repositories.insert(p.to_path_buf(), holds);
-                            holds
-                        }
-                    }
-            })
-        {
-            continue;
+        let in_operator = path
+            .parent()
+            .is_some_and(|p| self.operator_roots.contains(p));
+        if in_operator && holds_bundle(path) {
+            self.version_dirs.insert(path.to_path_buf());
         }
-        // A temporary left by a killed `--fix` or `-o` is not catalog content.
-        if crate::io::is_temporary(&entry.file_name().to_string_lossy()) {
-            continue;
-        }
-        // olmlint's own configuration is not catalog content (list it in .indexignore so
-        // opm skips it too when it lives inside the catalog tree).
-        if entry.file_name() == ".indexignore"
-            || super::names::CONFIG_FILES
-                .iter()
-                .chain([&super::names::FINDINGS_BASELINE])
-                .any(|n| entry.file_name() == *n)
-        {
-            continue;
-        }
-        // Symlinks are read when they point at files inside the catalog (opm's ReadFile
-        // follows them) and never followed into directories, so a link loop cannot trap the
-        // walk. A link whose target is outside the catalog root is not read: a pull request
-        // controls the links, and the content would be quoted into public reports.
-        if ft.is_symlink() {
-            // A dangling or looping link fails below with its own error.
-            let outside = canonical_root
-                .as_ref()
-                .zip(std::fs::canonicalize(path).ok())
-                .is_some_and(|(root, target)| !target.starts_with(root));
-            if outside {
-                problems.push(IoProblem::link(
-                    display_path(path),
-                    "symbolic link to a target outside the catalog; not read".into(),
-                ));
-                continue;
-            }
-        }
-        let size = match std::fs::metadata(path) {
-            Ok(m) if m.is_file() => m.len(),
-            Ok(_) => continue,
-            Err(e) => {
-                problems.push(IoProblem::unreadable(
-                    display_path(path),
-                    format!("cannot read: {e}"),
-                ));
-                continue;
-            }
-        };
+    }
+
+    /// The bundle directory holding `path`. The walk is depth-first in path order and
+    /// bundle directories do not nest, so only the last one found can hold it.
+    fn bundle_of(&self, path: &Path) -> Option<&PathBuf> {
+        self.bundle_roots.last().filter(|b| path.starts_with(b))
+    }
+
+    fn in_operator_dir(&self, path: &Path) -> bool {
+        path.parent()
+            .is_some_and(|p| self.operator_roots.contains(p))
+    }
+
+    /// The role of a catalog file, given the bundle holding it.
+    fn role(&self, path: &Path, bundle: Option<&PathBuf>, operator_config: bool) -> Role {
         let in_templates = || {
             path.ancestors().skip(1).any(|a| {
                 a.file_name().is_some_and(|n| n == "catalog-templates")
-                    && a.parent().is_some_and(|o| operator_roots.contains(o))
+                    && a.parent().is_some_and(|o| self.operator_roots.contains(o))
             })
         };
-        let role = match bundle {
+        match bundle {
             _ if operator_config => Role::OperatorConfig,
             Some(b) => Role::Bundle(b.clone()),
-            None if !operator_roots.is_empty() && in_templates() => Role::Template,
+            None if !self.operator_roots.is_empty() && in_templates() => Role::Template,
             None => Role::Fbc,
+        }
+    }
+}
+
+/// Directories of operator directories (`operators/`), decided once per directory: their own
+/// files (`README.md`) are not catalog content either. A file can come before the operator
+/// directories beside it (`README.md` sorts before `aqua/`), so this looks ahead.
+#[derive(Default)]
+struct Repositories(std::collections::HashMap<PathBuf, bool>);
+
+impl Repositories {
+    /// Whether a file outside any bundle is part of how an operator is built and released:
+    /// the files of an operator directory and of its version directories outside the bundle
+    /// (`ci.yaml`, `Makefile`, `*.mk`, `release-config.yaml`, `README.md`), and those of a
+    /// directory of operator directories. They are not catalog content.
+    fn holds_build_file(&mut self, layout: &Layout, path: &Path) -> bool {
+        path.parent().is_some_and(|p| {
+            layout.operator_roots.contains(p)
+                || layout.version_dirs.contains(p)
+                || match self.0.get(p) {
+                    Some(&known) => known,
+                    None => {
+                        let holds = holds_operator_dirs(p);
+                        self.0.insert(p.to_path_buf(), holds);
+                        holds
+                    }
+                }
+        })
+    }
+}
+
+/// A directory walk in progress: what it has learned and where its results go.
+struct Walk<'a> {
+    scope: usize,
+    canonical_root: Option<PathBuf>,
+    layout: Layout,
+    repositories: Repositories,
+    out: &'a mut Vec<Found>,
+    problems: &'a mut Vec<IoProblem>,
+}
+
+impl Walk<'_> {
+    /// One entry of the walk: a directory is recorded, a file of the catalog is found.
+    fn visit(&mut self, entry: &ignore::DirEntry) {
+        let path = entry.path();
+        let Some(ft) = entry.file_type() else {
+            return;
         };
-        // Inside a registry+v1 bundle directory opm reads `manifests/` and `metadata/` only:
-        // `bundle.Dockerfile`, `Dockerfile`, `README.md`, `.DS_Store`, `tests/` are not
-        // bundle content.
+        if ft.is_dir() {
+            self.layout.enter_dir(path);
+            return;
+        }
+        let bundle = self.layout.bundle_of(path);
+        // The operator's `ci.yaml` is read as its configuration (`updateGraph`, `fbc`).
+        let operator_config =
+            bundle.is_none() && is_ci_config(path) && self.layout.in_operator_dir(path);
+        if bundle.is_none()
+            && !operator_config
+            && self.repositories.holds_build_file(&self.layout, path)
+        {
+            return;
+        }
+        if is_olmlint_file(entry.file_name()) {
+            return;
+        }
+        if ft.is_symlink() && self.link_leaves_catalog(path) {
+            self.problems.push(IoProblem::link(
+                display_path(path),
+                "symbolic link to a target outside the catalog; not read".into(),
+            ));
+            return;
+        }
+        let Some(size) = regular_file_size(path, self.problems) else {
+            return;
+        };
+        let role = self.layout.role(path, bundle, operator_config);
         if let Role::Bundle(b) = &role {
-            let first = path
-                .strip_prefix(b)
-                .ok()
-                .and_then(|r| r.components().next())
-                .map(|c| c.as_os_str().to_owned());
-            if !first.is_some_and(|c| c == "manifests" || c == "metadata") {
-                continue;
+            if !is_bundle_content(path, b) {
+                return;
             }
         }
-        out.push(Found {
+        self.out.push(Found {
             path: path.to_path_buf(),
             display: display_path(path),
             role,
             size,
-            scope,
+            scope: self.scope,
         });
     }
-    let found = ignores
-        .problems
-        .lock()
-        .map(|mut p| std::mem::take(&mut *p))
-        .unwrap_or_default();
-    problems.extend(found);
+
+    /// Symlinks are read when they point at files inside the catalog (opm's ReadFile follows
+    /// them) and never followed into directories, so a link loop cannot trap the walk. A
+    /// link whose target is outside the catalog root is not read: a pull request controls
+    /// the links, and the content would be quoted into public reports. A dangling or looping
+    /// link is not outside: it fails when read, with its own error.
+    fn link_leaves_catalog(&self, path: &Path) -> bool {
+        self.canonical_root
+            .as_ref()
+            .zip(std::fs::canonicalize(path).ok())
+            .is_some_and(|(root, target)| !target.starts_with(root))
+    }
+}
+
+/// Files of olmlint's own, never catalog content: a temporary left by a killed `--fix` or
+/// `-o`, and olmlint's configuration (list it in .indexignore so opm skips it too when it
+/// lives inside the catalog tree).
+fn is_olmlint_file(name: &std::ffi::OsStr) -> bool {
+    crate::io::is_temporary(&name.to_string_lossy())
+        || name == ".indexignore"
+        || super::names::CONFIG_FILES
+            .iter()
+            .chain([&super::names::FINDINGS_BASELINE])
+            .any(|n| name == *n)
+}
+
+/// The size of a regular file; `None` for anything else, and for what cannot be read (a
+/// problem then).
+fn regular_file_size(path: &Path, problems: &mut Vec<IoProblem>) -> Option<u64> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Some(m.len()),
+        Ok(_) => None,
+        Err(e) => {
+            problems.push(IoProblem::unreadable(
+                display_path(path),
+                format!("cannot read: {e}"),
+            ));
+            None
+        }
+    }
+}
+
+/// Inside a registry+v1 bundle directory opm reads `manifests/` and `metadata/` only:
+/// `bundle.Dockerfile`, `Dockerfile`, `README.md`, `.DS_Store`, `tests/` are not bundle
+/// content.
+fn is_bundle_content(path: &Path, bundle: &Path) -> bool {
+    let first = path
+        .strip_prefix(bundle)
+        .ok()
+        .and_then(|r| r.components().next())
+        .map(|c| c.as_os_str().to_owned());
+    first.is_some_and(|c| c == "manifests" || c == "metadata")
 }
 
 /// Whether the link `path` resolves to a file inside the directory that holds the link.
@@ -270,6 +356,14 @@ struct IndexIgnores {
 }
 
 impl IndexIgnores {
+    /// The problems met reading `.indexignore` files.
+    fn take_problems(&self) -> Vec<IoProblem> {
+        self.problems
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default()
+    }
+
     fn ignored(&self, path: &Path, is_dir: bool) -> bool {
         if path == self.root {
             return false;
