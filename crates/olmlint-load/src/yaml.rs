@@ -450,26 +450,9 @@ impl<'a> Builder<'a> {
             Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => Ok(true),
             Event::DocumentEnd | Event::StreamEnd => Ok(!self.done),
             Event::Scalar(text, style, anchor, tag) => {
-                let (style, mut value) =
+                let (style, value) =
                     resolve_scalar(text, style, is_str_tag(tag.as_deref()), self.file);
-                if anchor == 0 {
-                    if let Some(Frame::Map {
-                        key: key @ None, ..
-                    }) = self.stack.last_mut()
-                    {
-                        // A key keeps only its text: no node to build and drop.
-                        if let Some(k) = key_text(&mut value) {
-                            *key = Some((k, span));
-                            return self.count_node(span);
-                        }
-                    }
-                }
-                let node = Node::new(span, style, value);
-                if anchor != 0 {
-                    let cost = expansion_cost(&node);
-                    self.anchors.insert(anchor, (node.clone(), cost));
-                }
-                self.push_value(node)
+                self.scalar(style, value, anchor, span)
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _)
                 if anchor == 0 && self.in_elided_value && self.stack.len() == VALUE_DEPTH + 1 =>
@@ -499,88 +482,136 @@ impl<'a> Builder<'a> {
                     span,
                 )
             }
-            Event::SequenceEnd | Event::MappingEnd => {
-                let Some(frame) = self.stack.pop() else {
-                    return Ok(true);
-                };
-                if self.stack.len() == VALUE_DEPTH {
-                    self.in_elided_value = false;
+            Event::SequenceEnd | Event::MappingEnd => self.close(span),
+            Event::Alias(id) => self.alias(id, span),
+        }
+    }
+
+    /// A resolved scalar: a mapping key keeps only its text; a value becomes a node
+    /// (remembered when anchored).
+    fn scalar(
+        &mut self,
+        style: Style,
+        mut value: Value,
+        anchor: usize,
+        span: Span,
+    ) -> Result<bool, LoadProblem> {
+        if anchor == 0 {
+            if let Some(Frame::Map {
+                key: key @ None, ..
+            }) = self.stack.last_mut()
+            {
+                // A key keeps only its text: no node to build and drop.
+                if let Some(k) = key_text(&mut value) {
+                    *key = Some((k, span));
+                    return self.count_node(span);
                 }
-                let (node, anchor) = match frame {
-                    Frame::Seq {
-                        start,
-                        anchor,
-                        base,
-                    } => {
-                        let items: Vec<Node> = self.items.drain(base..).collect();
-                        let end = items.last().map_or(span.end, |n| n.span.end.max(span.end));
-                        (
-                            Node::new(Span { start, end }, Style::None, Value::Seq(items)),
-                            anchor,
-                        )
-                    }
-                    Frame::Map {
-                        start,
-                        anchor,
-                        base,
-                        ..
-                    } => {
-                        let entries: Vec<Entry> = self.entries.drain(base..).collect();
-                        let end = entries
-                            .last()
-                            .map_or(span.end, |e| e.value.span.end.max(span.end));
-                        let entries = apply_merge_keys(entries);
-                        self.repeated_keys |= has_repeated_key(&entries);
-                        (
-                            Node::new(Span { start, end }, Style::None, Value::Map(entries)),
-                            anchor,
-                        )
-                    }
-                };
-                if anchor != 0 {
-                    let cost = expansion_cost(&node);
-                    self.anchors.insert(anchor, (node.clone(), cost));
-                }
-                self.push_value(node)
             }
-            Event::Alias(id) => {
-                let Some((node, cost)) = self.anchors.get(&id) else {
-                    return Err(LoadProblem::syntax(
-                        span,
-                        "unknown anchor".into(),
-                        "Define the anchor before using the alias.",
-                    ));
-                };
-                let (n, b) = *cost;
-                self.expanded_here.0 += n;
-                self.expanded_here.1 += b;
-                let file = self.expanded.add(n, b);
-                let run = self.limits.run_expansion.add(n, b);
-                let (max_n, max_b) = (self.limits.max_alias_nodes, self.limits.max_alias_bytes);
-                let over = if file.0 > max_n {
-                    Some(format!("YAML aliases expand to more than {max_n} nodes in this file (an alias bomb?)"))
-                } else if file.1 > max_b {
-                    Some(format!("YAML aliases copy more than {max_b} bytes of text in this file (an alias bomb?)"))
-                } else if run.0 > max_n.saturating_mul(RUN_ALIAS_FACTOR) {
-                    Some(format!("YAML aliases expand to more than {} nodes in all files of this run together (an alias bomb spread over files?)", max_n.saturating_mul(RUN_ALIAS_FACTOR)))
-                } else if run.1 > max_b.saturating_mul(RUN_ALIAS_FACTOR) {
-                    Some(format!("YAML aliases copy more than {} bytes of text in all files of this run together (an alias bomb spread over files?)", max_b.saturating_mul(RUN_ALIAS_FACTOR)))
-                } else {
-                    None
-                };
-                if let Some(message) = over {
-                    return Err(LoadProblem::limit(
-                        span,
-                        message,
-                        "Catalogs do not need YAML aliases; write the values out. The limits are \
-                         `limits.max-alias-nodes` and `limits.max-alias-bytes` in .olmlint.yaml \
-                         (per file; the whole run allows four times as much).",
-                    ));
-                }
-                let mut copy = node.clone();
-                copy.span = span;
-                self.push_value(copy)
+        }
+        let node = Node::new(span, style, value);
+        self.remember_anchor(anchor, &node);
+        self.push_value(node)
+    }
+
+    /// Keeps a copy of an anchored node, with its expansion cost, for the aliases to it.
+    fn remember_anchor(&mut self, anchor: usize, node: &Node) {
+        if anchor != 0 {
+            let cost = expansion_cost(node);
+            self.anchors.insert(anchor, (node.clone(), cost));
+        }
+    }
+
+    /// The end of the innermost collection: its node, from the children on the shared
+    /// stacks (a mapping's merge keys applied), ends at its last child or at `span`.
+    fn close(&mut self, span: Span) -> Result<bool, LoadProblem> {
+        let Some(frame) = self.stack.pop() else {
+            return Ok(true);
+        };
+        if self.stack.len() == VALUE_DEPTH {
+            self.in_elided_value = false;
+        }
+        let (node, anchor) = match frame {
+            Frame::Seq {
+                start,
+                anchor,
+                base,
+            } => {
+                let items: Vec<Node> = self.items.drain(base..).collect();
+                let end = items.last().map_or(span.end, |n| n.span.end.max(span.end));
+                (
+                    Node::new(Span { start, end }, Style::None, Value::Seq(items)),
+                    anchor,
+                )
             }
+            Frame::Map {
+                start,
+                anchor,
+                base,
+                ..
+            } => {
+                let entries: Vec<Entry> = self.entries.drain(base..).collect();
+                let end = entries
+                    .last()
+                    .map_or(span.end, |e| e.value.span.end.max(span.end));
+                let entries = apply_merge_keys(entries);
+                self.repeated_keys |= has_repeated_key(&entries);
+                (
+                    Node::new(Span { start, end }, Style::None, Value::Map(entries)),
+                    anchor,
+                )
+            }
+        };
+        self.remember_anchor(anchor, &node);
+        self.push_value(node)
+    }
+
+    /// An alias: a copy of its anchored node at the alias's span, counted against the
+    /// file's and the run's alias budgets.
+    fn alias(&mut self, id: usize, span: Span) -> Result<bool, LoadProblem> {
+        let Some((node, cost)) = self.anchors.get(&id) else {
+            return Err(LoadProblem::syntax(
+                span,
+                "unknown anchor".into(),
+                "Define the anchor before using the alias.",
+            ));
+        };
+        let (n, b) = *cost;
+        self.expanded_here.0 += n;
+        self.expanded_here.1 += b;
+        let file = self.expanded.add(n, b);
+        let run = self.limits.run_expansion.add(n, b);
+        if let Some(message) = self.alias_budget_exceeded(file, run) {
+            return Err(LoadProblem::limit(
+                span,
+                message,
+                "Catalogs do not need YAML aliases; write the values out. The limits are \
+                 `limits.max-alias-nodes` and `limits.max-alias-bytes` in .olmlint.yaml \
+                 (per file; the whole run allows four times as much).",
+            ));
+        }
+        let mut copy = node.clone();
+        copy.span = span;
+        self.push_value(copy)
+    }
+
+    /// What an alias expansion that brings the file's total to `file` and the run's to
+    /// `run` (nodes, bytes) exceeds, if anything.
+    fn alias_budget_exceeded(&self, file: (u64, u64), run: (u64, u64)) -> Option<String> {
+        let (max_n, max_b) = (self.limits.max_alias_nodes, self.limits.max_alias_bytes);
+        if file.0 > max_n {
+            Some(format!(
+                "YAML aliases expand to more than {max_n} nodes in this file (an alias bomb?)"
+            ))
+        } else if file.1 > max_b {
+            Some(format!(
+                "YAML aliases copy more than {max_b} bytes of text in this file (an alias bomb?)"
+            ))
+        } else if run.0 > max_n.saturating_mul(RUN_ALIAS_FACTOR) {
+            Some(format!("YAML aliases expand to more than {} nodes in all files of this run together (an alias bomb spread over files?)", max_n.saturating_mul(RUN_ALIAS_FACTOR)))
+        } else if run.1 > max_b.saturating_mul(RUN_ALIAS_FACTOR) {
+            Some(format!("YAML aliases copy more than {} bytes of text in all files of this run together (an alias bomb spread over files?)", max_b.saturating_mul(RUN_ALIAS_FACTOR)))
+        } else {
+            None
         }
     }
 
