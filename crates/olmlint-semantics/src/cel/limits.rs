@@ -64,6 +64,25 @@ impl Frame {
         self.calc = 0;
         self.member = 0;
     }
+    /// A relation (`==`, `<`, `!=`, `in`, …): one more relation level; the arithmetic and
+    /// member chains start again.
+    fn relation(&mut self) {
+        self.rel = self.rel.saturating_add(1);
+        self.calc = 0;
+        self.member = 0;
+        self.chain = self.chain.saturating_add(1);
+    }
+    /// An arithmetic operator: one more arithmetic level; the member chain starts again.
+    fn arithmetic(&mut self) {
+        self.calc = self.calc.saturating_add(1);
+        self.member = 0;
+        self.chain = self.chain.saturating_add(1);
+    }
+    /// A selection (`.f`) or index (`[i]`) after an operand.
+    fn member_link(&mut self) {
+        self.member = self.member.saturating_add(1);
+        self.chain = self.chain.saturating_add(1);
+    }
 }
 
 /// Returns the index just past a string literal starting at `i` (after any `r`/`b` prefix).
@@ -93,217 +112,328 @@ fn skip_string(b: &[u8], mut i: usize, raw: bool) -> usize {
 }
 
 pub(super) fn scan(rule: &str) -> Scan {
-    let b = rule.as_bytes();
-    let mut frames: Vec<Frame> = vec![Frame::default()];
-    let mut out = Scan {
-        recursion_error: None,
-        trailing_comma: None,
-        stack_estimate: 0,
-        mixed_unary: None,
-        cancelled_unary: Vec::new(),
-    };
-    // Current unary run: operator byte and positions not yet paired.
-    let mut run_op = 0u8;
-    let mut run_open: Option<usize> = None;
-    let mut prev_operand = false;
-    let mut prev_comma = false;
-    let mut unary_run: usize = 0;
-    let mut brackets: usize = 0;
-    let mut terns: usize = 0;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b.get(i).copied().unwrap_or(0);
-        let next = b.get(i + 1).copied().unwrap_or(0);
-        let start = i;
-        let mut operand = false;
-        let mut comma = false;
-        let Some(top) = frames.last_mut() else { break };
-        match c {
-            b' ' | b'\t' | b'\n' | b'\r' | 0x0c => {
-                i += 1;
-                continue;
-            }
-            b'/' if next == b'/' => {
-                while i < b.len() && b.get(i) != Some(&b'\n') {
-                    i += 1;
-                }
-                continue;
-            }
-            b'"' | b'\'' => {
-                i = skip_string(b, i, false);
-                operand = true;
-            }
-            b'`' => {
-                i += 1;
-                while i < b.len() && b.get(i) != Some(&b'`') {
-                    i += 1;
-                }
-                i += 1;
-                operand = true;
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                // String prefixes r, b, rb, br (any case).
-                let mut j = i;
-                let mut raw = false;
-                while j < b.len() && j - i < 2 {
-                    match b.get(j).map(u8::to_ascii_lowercase) {
-                        Some(b'r') => raw = true,
-                        Some(b'b') => {}
-                        _ => break,
-                    }
-                    j += 1;
-                }
-                if j > i && matches!(b.get(j), Some(b'"') | Some(b'\'')) {
-                    i = skip_string(b, j, raw);
-                    operand = true;
-                } else {
-                    while i < b.len()
-                        && b.get(i)
-                            .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
-                    {
-                        i += 1;
-                    }
-                    if rule.get(start..i) == Some("in") {
-                        top.rel = top.rel.saturating_add(1);
-                        top.calc = 0;
-                        top.member = 0;
-                        top.chain = top.chain.saturating_add(1);
-                    } else {
-                        operand = true;
-                    }
-                }
-            }
-            c if c.is_ascii_digit() || (c == b'.' && next.is_ascii_digit() && !prev_operand) => {
-                i += 1;
-                while let Some(&d) = b.get(i) {
-                    let exp_sign = (d == b'+' || d == b'-')
-                        && matches!(b.get(i - 1), Some(b'e') | Some(b'E'))
-                        && !rule.get(start..i).is_some_and(|s| s.contains(['x', 'X']));
-                    let frac = d == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit);
-                    if d.is_ascii_alphanumeric() || d == b'_' || frac || exp_sign {
-                        i += 1;
-                    } else {
-                        break;
-                    }
-                }
-                operand = true;
-            }
-            b'(' | b'[' | b'{' => {
-                if c == b'[' && prev_operand {
-                    top.member = top.member.saturating_add(1);
-                    top.chain = top.chain.saturating_add(1);
-                }
-                let t = top.totals();
-                frames.push(Frame {
-                    base: t,
-                    paren: c == b'(',
-                    ..Frame::default()
-                });
-                brackets += 1;
-                i += 1;
-            }
-            b')' | b']' | b'}' => {
-                if c == b')' && prev_comma && top.paren && out.trailing_comma.is_none() {
-                    out.trailing_comma = Some(i);
-                }
-                if frames.len() > 1 {
-                    if let Some(f) = frames.pop() {
-                        terns = terns.saturating_sub(f.tern as usize);
-                    }
-                    brackets = brackets.saturating_sub(1);
-                }
-                i += 1;
-                operand = true;
-            }
-            b'&' | b'|' => {
-                top.reset_chains();
-                top.chain = top.chain.saturating_add(1);
-                i += if next == c { 2 } else { 1 };
-            }
-            b',' | b':' => {
-                top.reset_chains();
-                comma = c == b',';
-                i += 1;
-            }
-            b'?' => {
-                top.tern = top.tern.saturating_add(1);
-                terns += 1;
-                top.reset_chains();
-                i += 1;
-            }
-            b'=' | b'<' | b'>' => {
-                top.rel = top.rel.saturating_add(1);
-                top.calc = 0;
-                top.member = 0;
-                top.chain = top.chain.saturating_add(1);
-                i += if next == b'=' { 2 } else { 1 };
-            }
-            b'!' if next == b'=' => {
-                top.rel = top.rel.saturating_add(1);
-                top.calc = 0;
-                top.member = 0;
-                top.chain = top.chain.saturating_add(1);
-                i += 2;
-            }
-            b'!' | b'-' if c == b'!' || !prev_operand => {
-                if unary_run > 0 && run_op != c && out.mixed_unary.is_none() {
-                    out.mixed_unary = Some(i);
-                }
-                run_op = c;
-                match run_open.take() {
-                    Some(first) => {
-                        out.cancelled_unary.push(first);
-                        out.cancelled_unary.push(i);
-                    }
-                    None => run_open = Some(i),
-                }
-                unary_run = 1;
-                i += 1;
-            }
-            b'+' | b'-' | b'*' | b'/' | b'%' => {
-                top.calc = top.calc.saturating_add(1);
-                top.member = 0;
-                top.chain = top.chain.saturating_add(1);
-                i += 1;
-            }
-            b'.' => {
-                if prev_operand {
-                    top.member = top.member.saturating_add(1);
-                    top.chain = top.chain.saturating_add(1);
-                }
-                i += 1;
-            }
-            _ => {
-                // Non-ASCII or unknown byte: the lexer reports it.
-                i += 1;
-            }
-        }
-        if !(c == b'!' || (c == b'-' && !prev_operand)) {
-            unary_run = 0;
-            run_open = None;
-        }
-        prev_operand = operand;
-        prev_comma = comma;
-        if let Some(top) = frames.last() {
-            let depth = top.totals().into_iter().max().unwrap_or(0);
-            if depth > MAX_RECURSION && out.recursion_error.is_none() {
-                out.recursion_error = Some((
-                    format!("expression recursion limit exceeded: {MAX_RECURSION}"),
-                    start,
-                ));
-            }
-            let chain = frames.iter().map(|f| f.chain as usize).max().unwrap_or(0);
-            let est = brackets * STACK_PER_BRACKET
-                + unary_run * STACK_PER_UNARY
-                + terns * STACK_PER_TERNARY
-                + chain * STACK_PER_CHAIN_LINK;
-            out.stack_estimate = out.stack_estimate.max(est);
-        }
-        if out.recursion_error.is_some() {
+    let mut s = Scanner::new(rule);
+    while s.i < s.b.len() && !s.frames.is_empty() {
+        let start = s.i;
+        let c = s.b.get(start).copied().unwrap_or(0);
+        let next = s.b.get(start + 1).copied().unwrap_or(0);
+        let Some(token) = s.token(c, next) else {
+            continue;
+        };
+        s.after_token(c, start, token);
+        if s.out.recursion_error.is_some() {
             break;
         }
     }
-    out
+    s.out
+}
+
+/// What a token tells the next one.
+#[derive(Clone, Copy)]
+struct Token {
+    /// It ends an operand (so `-` after it is binary, `[` an index, `.` a selection).
+    operand: bool,
+    /// It is a `,`.
+    comma: bool,
+}
+
+const OPERAND: Token = Token {
+    operand: true,
+    comma: false,
+};
+const OPERATOR: Token = Token {
+    operand: false,
+    comma: false,
+};
+
+/// The current run of unary operators.
+#[derive(Default)]
+struct UnaryRun {
+    /// The operator byte of the run's last operator.
+    op: u8,
+    /// Position of an operator not yet paired with the next one.
+    open: Option<usize>,
+    /// 1 while a run is going on, 0 otherwise.
+    len: usize,
+}
+
+/// The scan's state: position, the open brackets (never empty: the outermost level is
+/// never closed), the current unary run and what the previous token was.
+struct Scanner<'a> {
+    rule: &'a str,
+    b: &'a [u8],
+    i: usize,
+    frames: Vec<Frame>,
+    out: Scan,
+    unary: UnaryRun,
+    prev_operand: bool,
+    prev_comma: bool,
+    brackets: usize,
+    terns: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(rule: &'a str) -> Self {
+        Scanner {
+            rule,
+            b: rule.as_bytes(),
+            i: 0,
+            frames: vec![Frame::default()],
+            out: Scan {
+                recursion_error: None,
+                trailing_comma: None,
+                stack_estimate: 0,
+                mixed_unary: None,
+                cancelled_unary: Vec::new(),
+            },
+            unary: UnaryRun::default(),
+            prev_operand: false,
+            prev_comma: false,
+            brackets: 0,
+            terns: 0,
+        }
+    }
+
+    fn on_top(&mut self, f: impl FnOnce(&mut Frame)) {
+        if let Some(top) = self.frames.last_mut() {
+            f(top);
+        }
+    }
+
+    /// Consumes the token starting with `c` (followed by `next`); `None` for whitespace and
+    /// comments.
+    fn token(&mut self, c: u8, next: u8) -> Option<Token> {
+        let token = match c {
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0c => {
+                self.i += 1;
+                return None;
+            }
+            b'/' if next == b'/' => {
+                while self.i < self.b.len() && self.b.get(self.i) != Some(&b'\n') {
+                    self.i += 1;
+                }
+                return None;
+            }
+            b'"' | b'\'' => {
+                self.i = skip_string(self.b, self.i, false);
+                OPERAND
+            }
+            b'`' => {
+                self.i += 1;
+                while self.i < self.b.len() && self.b.get(self.i) != Some(&b'`') {
+                    self.i += 1;
+                }
+                self.i += 1;
+                OPERAND
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => self.word(),
+            c if c.is_ascii_digit()
+                || (c == b'.' && next.is_ascii_digit() && !self.prev_operand) =>
+            {
+                self.number();
+                OPERAND
+            }
+            b'(' | b'[' | b'{' => {
+                self.open_bracket(c);
+                OPERATOR
+            }
+            b')' | b']' | b'}' => {
+                self.close_bracket(c);
+                OPERAND
+            }
+            b'&' | b'|' => {
+                self.on_top(|top| {
+                    top.reset_chains();
+                    top.chain = top.chain.saturating_add(1);
+                });
+                self.i += if next == c { 2 } else { 1 };
+                OPERATOR
+            }
+            b',' | b':' => {
+                self.on_top(Frame::reset_chains);
+                self.i += 1;
+                Token {
+                    operand: false,
+                    comma: c == b',',
+                }
+            }
+            b'?' => {
+                self.on_top(|top| {
+                    top.tern = top.tern.saturating_add(1);
+                    top.reset_chains();
+                });
+                self.terns += 1;
+                self.i += 1;
+                OPERATOR
+            }
+            b'=' | b'<' | b'>' => {
+                self.on_top(Frame::relation);
+                self.i += if next == b'=' { 2 } else { 1 };
+                OPERATOR
+            }
+            b'!' if next == b'=' => {
+                self.on_top(Frame::relation);
+                self.i += 2;
+                OPERATOR
+            }
+            b'!' | b'-' if c == b'!' || !self.prev_operand => {
+                self.unary(c);
+                OPERATOR
+            }
+            b'+' | b'-' | b'*' | b'/' | b'%' => {
+                self.on_top(Frame::arithmetic);
+                self.i += 1;
+                OPERATOR
+            }
+            b'.' => {
+                if self.prev_operand {
+                    self.on_top(Frame::member_link);
+                }
+                self.i += 1;
+                OPERATOR
+            }
+            _ => {
+                // Non-ASCII or unknown byte: the lexer reports it.
+                self.i += 1;
+                OPERATOR
+            }
+        };
+        Some(token)
+    }
+
+    /// An identifier, the keyword `in` (a relation), or a string with an `r`/`b` prefix.
+    fn word(&mut self) -> Token {
+        let start = self.i;
+        // String prefixes r, b, rb, br (any case).
+        let mut j = start;
+        let mut raw = false;
+        while j < self.b.len() && j - start < 2 {
+            match self.b.get(j).map(u8::to_ascii_lowercase) {
+                Some(b'r') => raw = true,
+                Some(b'b') => {}
+                _ => break,
+            }
+            j += 1;
+        }
+        if j > start && matches!(self.b.get(j), Some(b'"') | Some(b'\'')) {
+            self.i = skip_string(self.b, j, raw);
+            return OPERAND;
+        }
+        while self.i < self.b.len()
+            && self
+                .b
+                .get(self.i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            self.i += 1;
+        }
+        if self.rule.get(start..self.i) == Some("in") {
+            self.on_top(Frame::relation);
+            OPERATOR
+        } else {
+            OPERAND
+        }
+    }
+
+    /// A number literal: digits, hex digits, a fraction, an exponent with its sign, a `u`.
+    fn number(&mut self) {
+        let start = self.i;
+        self.i += 1;
+        while let Some(&d) = self.b.get(self.i) {
+            let exp_sign = (d == b'+' || d == b'-')
+                && matches!(self.b.get(self.i - 1), Some(b'e') | Some(b'E'))
+                && !self
+                    .rule
+                    .get(start..self.i)
+                    .is_some_and(|s| s.contains(['x', 'X']));
+            let frac = d == b'.' && self.b.get(self.i + 1).is_some_and(u8::is_ascii_digit);
+            if d.is_ascii_alphanumeric() || d == b'_' || frac || exp_sign {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// `(`, `[` or `{`: a new nesting level on top of the current one (`[` after an operand
+    /// is an index, a link of the member chain).
+    fn open_bracket(&mut self, c: u8) {
+        if c == b'[' && self.prev_operand {
+            self.on_top(Frame::member_link);
+        }
+        let base = self.frames.last().map(Frame::totals).unwrap_or_default();
+        self.frames.push(Frame {
+            base,
+            paren: c == b'(',
+            ..Frame::default()
+        });
+        self.brackets += 1;
+        self.i += 1;
+    }
+
+    /// `)`, `]` or `}`: closes the innermost level (`f(a,)` noted on the way).
+    fn close_bracket(&mut self, c: u8) {
+        let paren = self.frames.last().is_some_and(|f| f.paren);
+        if c == b')' && self.prev_comma && paren && self.out.trailing_comma.is_none() {
+            self.out.trailing_comma = Some(self.i);
+        }
+        if self.frames.len() > 1 {
+            if let Some(f) = self.frames.pop() {
+                self.terns = self.terns.saturating_sub(f.tern as usize);
+            }
+            self.brackets = self.brackets.saturating_sub(1);
+        }
+        self.i += 1;
+    }
+
+    /// A unary `!` or `-`: mixing them in one run is an error; repeated ones cancel in pairs.
+    fn unary(&mut self, c: u8) {
+        if self.unary.len > 0 && self.unary.op != c && self.out.mixed_unary.is_none() {
+            self.out.mixed_unary = Some(self.i);
+        }
+        self.unary.op = c;
+        match self.unary.open.take() {
+            Some(first) => {
+                self.out.cancelled_unary.push(first);
+                self.out.cancelled_unary.push(self.i);
+            }
+            None => self.unary.open = Some(self.i),
+        }
+        self.unary.len = 1;
+        self.i += 1;
+    }
+
+    /// After the token that started at `start` with `c`: the unary run ends unless it was a
+    /// unary operator, and the depth and stack estimate are measured.
+    fn after_token(&mut self, c: u8, start: usize, token: Token) {
+        if !(c == b'!' || (c == b'-' && !self.prev_operand)) {
+            self.unary.len = 0;
+            self.unary.open = None;
+        }
+        self.prev_operand = token.operand;
+        self.prev_comma = token.comma;
+        let Some(top) = self.frames.last() else {
+            return;
+        };
+        let depth = top.totals().into_iter().max().unwrap_or(0);
+        if depth > MAX_RECURSION && self.out.recursion_error.is_none() {
+            self.out.recursion_error = Some((
+                format!("expression recursion limit exceeded: {MAX_RECURSION}"),
+                start,
+            ));
+        }
+        let chain = self
+            .frames
+            .iter()
+            .map(|f| f.chain as usize)
+            .max()
+            .unwrap_or(0);
+        let est = self.brackets * STACK_PER_BRACKET
+            + self.unary.len * STACK_PER_UNARY
+            + self.terns * STACK_PER_TERNARY
+            + chain * STACK_PER_CHAIN_LINK;
+        self.out.stack_estimate = self.out.stack_estimate.max(est);
+    }
 }
 
 #[cfg(test)]
