@@ -12,8 +12,8 @@
 
 use super::version_parse;
 use cel_core::{
-    BinaryOp, CelType, Env, EvalErrorKind as CoreKind, Expr, FunctionDecl, MapKey, OverloadDecl,
-    Spanned, SpannedExpr, Value, ValueMap,
+    BinaryOp, CelType, ComprehensionData, Env, EvalErrorKind as CoreKind, Expr, FunctionDecl,
+    MapKey, OverloadDecl, Spanned, SpannedExpr, Value, ValueMap,
 };
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -363,57 +363,12 @@ impl Instrumenter {
     pub(super) fn run(&mut self, e: SpannedExpr) -> SpannedExpr {
         let Spanned { id, node, span } = e;
         let node = match node {
-            Expr::Comprehension(mut c) => {
-                c.iter_range = self.bx(c.iter_range);
-                c.accu_init = self.bx(c.accu_init);
-                let cond = self.run(*c.loop_condition);
-                let step_call = self.call(STEP_FN, vec![], span.clone());
-                c.loop_condition = Box::new(Spanned::new(
-                    self.id(),
-                    Expr::Binary {
-                        op: BinaryOp::And,
-                        left: Box::new(step_call),
-                        right: Box::new(cond),
-                    },
-                    span.clone(),
-                ));
-                c.loop_step = self.bx(c.loop_step);
-                c.result = self.bx(c.result);
-                Expr::Comprehension(c)
-            }
+            Expr::Comprehension(c) => self.comprehension(c, &span),
             Expr::Unary { op, expr } => Expr::Unary {
                 op,
                 expr: self.bx(expr),
             },
-            Expr::Binary { op, left, right } => match op {
-                BinaryOp::Add => {
-                    let sum = Spanned::new(
-                        id,
-                        Expr::Binary {
-                            op,
-                            left: self.bx(left),
-                            right: self.bx(right),
-                        },
-                        span.clone(),
-                    );
-                    return self.wrap(CHARGE_SHALLOW_FN, sum);
-                }
-                BinaryOp::Eq | BinaryOp::Ne | BinaryOp::In => Expr::Binary {
-                    op,
-                    left: self.operand(CHARGE_FN, left),
-                    right: self.operand(CHARGE_FN, right),
-                },
-                BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => Expr::Binary {
-                    op,
-                    left: self.operand(CHARGE_SHALLOW_FN, left),
-                    right: self.operand(CHARGE_SHALLOW_FN, right),
-                },
-                _ => Expr::Binary {
-                    op,
-                    left: self.bx(left),
-                    right: self.bx(right),
-                },
-            },
+            Expr::Binary { op, left, right } => return self.binary(id, op, left, right, span),
             Expr::Ternary {
                 cond,
                 then_expr,
@@ -441,39 +396,7 @@ impl Instrumenter {
                 index: self.bx(index),
                 optional,
             },
-            Expr::Call { expr, args } => {
-                // A method's receiver is charged like an argument (the callee itself is a
-                // name), except for prefix and suffix tests, whose work is the argument's size.
-                let Spanned {
-                    id: callee_id,
-                    node: callee,
-                    span: callee_span,
-                } = *expr;
-                let callee = match callee {
-                    Expr::Member {
-                        expr: receiver,
-                        field,
-                        optional,
-                    } => Expr::Member {
-                        expr: if matches!(field.as_str(), "startsWith" | "endsWith") {
-                            self.bx(receiver)
-                        } else {
-                            self.operand(CHARGE_SHALLOW_FN, receiver)
-                        },
-                        field,
-                        optional,
-                    },
-                    other => other,
-                };
-                let callee = Box::new(Spanned::new(callee_id, callee, callee_span));
-                Expr::Call {
-                    expr: callee,
-                    args: args
-                        .into_iter()
-                        .map(|a| *self.operand(CHARGE_SHALLOW_FN, Box::new(a)))
-                        .collect(),
-                }
-            }
+            Expr::Call { expr, args } => self.charged_call(*expr, args),
             Expr::List(elems) => Expr::List(
                 elems
                     .into_iter()
@@ -520,6 +443,103 @@ impl Instrumenter {
             other => other,
         };
         Spanned::new(id, node, span)
+    }
+
+    /// Each iteration calls `@olm_step()` before the loop condition.
+    fn comprehension(&mut self, mut c: ComprehensionData, span: &std::ops::Range<usize>) -> Expr {
+        c.iter_range = self.bx(c.iter_range);
+        c.accu_init = self.bx(c.accu_init);
+        let cond = self.run(*c.loop_condition);
+        let step_call = self.call(STEP_FN, vec![], span.clone());
+        c.loop_condition = Box::new(Spanned::new(
+            self.id(),
+            Expr::Binary {
+                op: BinaryOp::And,
+                left: Box::new(step_call),
+                right: Box::new(cond),
+            },
+            span.clone(),
+        ));
+        c.loop_step = self.bx(c.loop_step);
+        c.result = self.bx(c.result);
+        Expr::Comprehension(c)
+    }
+
+    /// A binary operation: a sum is charged for its result, equality and `in` for their
+    /// operands in depth, ordering comparisons for their operands' top level.
+    fn binary(
+        &mut self,
+        id: i64,
+        op: BinaryOp,
+        left: Box<SpannedExpr>,
+        right: Box<SpannedExpr>,
+        span: std::ops::Range<usize>,
+    ) -> SpannedExpr {
+        let node = match op {
+            BinaryOp::Add => {
+                let sum = Spanned::new(
+                    id,
+                    Expr::Binary {
+                        op,
+                        left: self.bx(left),
+                        right: self.bx(right),
+                    },
+                    span,
+                );
+                return self.wrap(CHARGE_SHALLOW_FN, sum);
+            }
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::In => Expr::Binary {
+                op,
+                left: self.operand(CHARGE_FN, left),
+                right: self.operand(CHARGE_FN, right),
+            },
+            BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge => Expr::Binary {
+                op,
+                left: self.operand(CHARGE_SHALLOW_FN, left),
+                right: self.operand(CHARGE_SHALLOW_FN, right),
+            },
+            _ => Expr::Binary {
+                op,
+                left: self.bx(left),
+                right: self.bx(right),
+            },
+        };
+        Spanned::new(id, node, span)
+    }
+
+    /// A call: its arguments are charged, and a method's receiver like an argument (the
+    /// callee itself is a name), except for prefix and suffix tests, whose work is the
+    /// argument's size.
+    fn charged_call(&mut self, callee: SpannedExpr, args: Vec<SpannedExpr>) -> Expr {
+        let Spanned {
+            id: callee_id,
+            node: callee,
+            span: callee_span,
+        } = callee;
+        let callee = match callee {
+            Expr::Member {
+                expr: receiver,
+                field,
+                optional,
+            } => Expr::Member {
+                expr: if matches!(field.as_str(), "startsWith" | "endsWith") {
+                    self.bx(receiver)
+                } else {
+                    self.operand(CHARGE_SHALLOW_FN, receiver)
+                },
+                field,
+                optional,
+            },
+            other => other,
+        };
+        let callee = Box::new(Spanned::new(callee_id, callee, callee_span));
+        Expr::Call {
+            expr: callee,
+            args: args
+                .into_iter()
+                .map(|a| *self.operand(CHARGE_SHALLOW_FN, Box::new(a)))
+                .collect(),
+        }
     }
 }
 
