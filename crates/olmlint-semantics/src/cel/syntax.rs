@@ -5,7 +5,7 @@
 use super::{CelError, CelErrorKind};
 use cel_core::parser::macros::{ArgCount, MacroStyle, STANDARD_MACROS};
 use cel_core::parser::{parse_with_options, MacroRegistry, ParseOptions};
-use cel_core::{BinaryOp, Expr, SpannedExpr, UnaryOp};
+use cel_core::{BinaryOp, ComprehensionData, Expr, SpannedExpr, UnaryOp};
 use std::ops::Range;
 
 /// ANTLR's expected-token set where an expression must start.
@@ -301,10 +301,7 @@ impl<'a> Normalizer<'a> {
                 optional,
             } => {
                 if optional {
-                    let dot = find_token(self.rule, expr.span.end, span.end, ".?")
-                        .unwrap_or(span.clone());
-                    self.errors
-                        .push(syntax("unsupported syntax '.?'".to_string(), dot));
+                    self.unsupported(".?", expr.span.end, &span, "unsupported syntax '.?'");
                 }
                 Expr::Member {
                     expr: self.walk_box(expr, d),
@@ -318,10 +315,7 @@ impl<'a> Normalizer<'a> {
                 optional,
             } => {
                 if optional {
-                    let open =
-                        find_token(self.rule, expr.span.end, span.end, "[").unwrap_or(span.clone());
-                    self.errors
-                        .push(syntax("unsupported syntax '[?'".to_string(), open));
+                    self.unsupported("[", expr.span.end, &span, "unsupported syntax '[?'");
                 }
                 Expr::Index {
                     expr: self.walk_box(expr, d),
@@ -329,31 +323,7 @@ impl<'a> Normalizer<'a> {
                     optional,
                 }
             }
-            Expr::Call { expr, args } => {
-                let expr = match *expr {
-                    cel_core::Spanned {
-                        id: cid,
-                        node:
-                            Expr::Member {
-                                expr: target,
-                                field,
-                                optional,
-                            },
-                        span: cspan,
-                    } => Box::new(cel_core::Spanned::new(
-                        cid,
-                        Expr::Member {
-                            expr: self.walk_box(target, d),
-                            field,
-                            optional,
-                        },
-                        cspan,
-                    )),
-                    other => Box::new(self.walk(other, d)),
-                };
-                let args = args.into_iter().map(|a| self.walk(a, d)).collect();
-                Expr::Call { expr, args }
-            }
+            Expr::Call { expr, args } => self.call(*expr, args, d),
             Expr::List(elems) => Expr::List(
                 elems
                     .into_iter()
@@ -392,33 +362,7 @@ impl<'a> Normalizer<'a> {
                     })
                     .collect(),
             },
-            Expr::Comprehension(mut c) => {
-                // cel-core steps are `cond && accu` / `cond || accu`; cel-go evaluates
-                // `accu` first, which decides which error surfaces.
-                let step = *c.loop_step;
-                c.loop_step = Box::new(match step.node {
-                    Expr::Binary {
-                        op: op @ (BinaryOp::And | BinaryOp::Or),
-                        left,
-                        right,
-                    } if self.is_synthetic_accu(&right) => cel_core::Spanned::new(
-                        step.id,
-                        Expr::Binary {
-                            op,
-                            left: right,
-                            right: left,
-                        },
-                        step.span,
-                    ),
-                    node => cel_core::Spanned::new(step.id, node, step.span),
-                });
-                c.iter_range = self.walk_box(c.iter_range, d);
-                c.accu_init = self.walk_box(c.accu_init, d);
-                c.loop_condition = self.walk_box(c.loop_condition, d);
-                c.loop_step = self.walk_box(c.loop_step, d);
-                c.result = self.walk_box(c.result, d);
-                Expr::Comprehension(c)
-            }
+            Expr::Comprehension(c) => self.comprehension(c, d),
             Expr::MemberTestOnly { expr, field } => Expr::MemberTestOnly {
                 expr: self.walk_box(expr, d),
                 field,
@@ -433,20 +377,88 @@ impl<'a> Normalizer<'a> {
                 body: self.walk_box(body, d),
             },
             Expr::Ident(name) => {
-                if self.text(&span).starts_with('`') {
-                    self.errors.push(syntax(
-                        format!(
-                            "Syntax error: mismatched input '{}' expecting {EXPR_START}",
-                            self.text(&span)
-                        ),
-                        span.clone(),
-                    ));
-                }
+                self.check_ident(&span);
                 Expr::Ident(name)
             }
             other => other,
         };
         cel_core::Spanned::new(id, node, span)
+    }
+
+    /// Reports the optional syntax cel-go's parser rejects: `tok` searched between the end
+    /// of the operand (`from`) and the end of the whole expression.
+    fn unsupported(&mut self, tok: &str, from: usize, span: &Range<usize>, message: &str) {
+        let at = find_token(self.rule, from, span.end, tok).unwrap_or(span.clone());
+        self.errors.push(syntax(message.to_string(), at));
+    }
+
+    /// A call: a method's target and the arguments are walked one level deeper.
+    fn call(&mut self, callee: SpannedExpr, args: Vec<SpannedExpr>, d: u32) -> Expr {
+        let expr = match callee {
+            cel_core::Spanned {
+                id: cid,
+                node:
+                    Expr::Member {
+                        expr: target,
+                        field,
+                        optional,
+                    },
+                span: cspan,
+            } => Box::new(cel_core::Spanned::new(
+                cid,
+                Expr::Member {
+                    expr: self.walk_box(target, d),
+                    field,
+                    optional,
+                },
+                cspan,
+            )),
+            other => Box::new(self.walk(other, d)),
+        };
+        let args = args.into_iter().map(|a| self.walk(a, d)).collect();
+        Expr::Call { expr, args }
+    }
+
+    /// A macro's comprehension, its parts walked one level deeper.
+    fn comprehension(&mut self, mut c: ComprehensionData, d: u32) -> Expr {
+        // cel-core steps are `cond && accu` / `cond || accu`; cel-go evaluates `accu`
+        // first, which decides which error surfaces.
+        let step = *c.loop_step;
+        c.loop_step = Box::new(match step.node {
+            Expr::Binary {
+                op: op @ (BinaryOp::And | BinaryOp::Or),
+                left,
+                right,
+            } if self.is_synthetic_accu(&right) => cel_core::Spanned::new(
+                step.id,
+                Expr::Binary {
+                    op,
+                    left: right,
+                    right: left,
+                },
+                step.span,
+            ),
+            node => cel_core::Spanned::new(step.id, node, step.span),
+        });
+        c.iter_range = self.walk_box(c.iter_range, d);
+        c.accu_init = self.walk_box(c.accu_init, d);
+        c.loop_condition = self.walk_box(c.loop_condition, d);
+        c.loop_step = self.walk_box(c.loop_step, d);
+        c.result = self.walk_box(c.result, d);
+        Expr::Comprehension(c)
+    }
+
+    /// A backquoted identifier (cel-core accepts them, cel-go's grammar does not).
+    fn check_ident(&mut self, span: &Range<usize>) {
+        if self.text(span).starts_with('`') {
+            self.errors.push(syntax(
+                format!(
+                    "Syntax error: mismatched input '{}' expecting {EXPR_START}",
+                    self.text(span)
+                ),
+                span.clone(),
+            ));
+        }
     }
 
     fn is_synthetic_accu(&self, e: &SpannedExpr) -> bool {
