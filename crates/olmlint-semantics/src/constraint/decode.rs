@@ -301,144 +301,177 @@ impl Decoder {
         }
         let f = self.fields(node, &pointer, &FIELDS);
         let get = |i: usize| f.get(i).copied().flatten();
-        let path = |field: &str| {
-            if go_prefix.is_empty() {
-                field.to_string()
-            } else {
-                format!("{go_prefix}.{field}")
-            }
-        };
-        let (_, fm) = self.string(get(0), &pointer, &|| path("failureMessage"));
+        let (_, fm) = self.string(get(0), &pointer, &|| go_field(go_prefix, "failureMessage"));
         c.failure_message = fm.filter(|n| n.as_str().is_some());
         let mut kinds: Vec<(&'static str, Kind<'a>)> = Vec::new();
-        if let Some((g, p)) = self.object(
-            get(1),
-            &pointer,
-            &|| path("gvk"),
-            "constraints.GVKConstraint",
-        ) {
-            let gf = self.fields(g, &p, &["group", "version", "kind"]);
-            let gp = || path("gvk");
-            let (group, _) = self.string(gf.first().copied().flatten(), &p, &|| {
-                format!("{}.group", gp())
-            });
-            let (version, _) = self.string(gf.get(1).copied().flatten(), &p, &|| {
-                format!("{}.version", gp())
-            });
-            let (kind, _) = self.string(gf.get(2).copied().flatten(), &p, &|| {
-                format!("{}.kind", gp())
-            });
-            kinds.push((
-                "gvk",
-                Kind::Gvk {
-                    group,
-                    version,
-                    kind,
-                },
-            ));
-        }
-        if let Some((pk, p)) = self.object(
-            get(2),
-            &pointer,
-            &|| path("package"),
-            "constraints.PackageConstraint",
-        ) {
-            let pf = self.fields(pk, &p, &["packageName", "versionRange"]);
-            let pp = || path("package");
-            let (name, name_node) = self.string(pf.first().copied().flatten(), &p, &|| {
-                format!("{}.packageName", pp())
-            });
-            let (range, range_node) = self.string(pf.get(1).copied().flatten(), &p, &|| {
-                format!("{}.versionRange", pp())
-            });
-            kinds.push((
-                "package",
-                Kind::Package {
-                    name,
-                    range,
-                    range_node,
-                    name_node,
-                },
-            ));
-        }
+        kinds.extend(self.gvk(get(1), &pointer, go_prefix));
+        kinds.extend(self.package(get(2), &pointer, go_prefix));
         for (i, op) in [
             (4, CompoundKind::All),
             (5, CompoundKind::Any),
             (6, CompoundKind::Not),
         ] {
-            let key = op.key();
-            if let Some((obj, p)) = self.object(
-                get(i),
-                &pointer,
-                &|| path(key),
-                "constraints.CompoundConstraint",
-            ) {
-                let lf = self.fields(obj, &p, &["constraints"]);
-                let mut children = Vec::new();
-                let mut list = None;
-                if let Some(le) = lf.first().copied().flatten() {
-                    let lp = format!("{p}/{}", pointer_segment(&le.key));
-                    let go_list = format!("{}.constraints", path(key));
-                    match &le.value.value {
-                        Value::Seq(items) => {
-                            list = Some(&le.value);
-                            for (j, item) in items.iter().enumerate() {
-                                let ip = format!("{lp}/{j}");
-                                match item.value {
-                                    Value::Map(_) | Value::Null => children.push(self.constraint(
-                                        item,
-                                        ip,
-                                        depth + 1,
-                                        &go_list,
-                                    )),
-                                    _ => self.type_error(
-                                        item,
-                                        &ip,
-                                        &go_list,
-                                        "constraints.Constraint",
-                                    ),
-                                }
+            kinds.extend(self.compound(get(i), op, &pointer, go_prefix, depth));
+        }
+        kinds.extend(self.cel(get(3), &pointer, go_prefix));
+        self.choose_kind(&mut c, kinds, pointer);
+        c
+    }
+
+    /// The `gvk` field: `{group, version, kind}`.
+    fn gvk<'a>(
+        &mut self,
+        e: Option<&'a olmlint_base::tree::Entry>,
+        pointer: &str,
+        go_prefix: &str,
+    ) -> Option<(&'static str, Kind<'a>)> {
+        let path = || go_field(go_prefix, "gvk");
+        let (g, p) = self.object(e, pointer, &path, "constraints.GVKConstraint")?;
+        let gf = self.fields(g, &p, &["group", "version", "kind"]);
+        let (group, _) = self.string(gf.first().copied().flatten(), &p, &|| {
+            format!("{}.group", path())
+        });
+        let (version, _) = self.string(gf.get(1).copied().flatten(), &p, &|| {
+            format!("{}.version", path())
+        });
+        let (kind, _) = self.string(gf.get(2).copied().flatten(), &p, &|| {
+            format!("{}.kind", path())
+        });
+        Some((
+            "gvk",
+            Kind::Gvk {
+                group,
+                version,
+                kind,
+            },
+        ))
+    }
+
+    /// The `package` field: `{packageName, versionRange}`.
+    fn package<'a>(
+        &mut self,
+        e: Option<&'a olmlint_base::tree::Entry>,
+        pointer: &str,
+        go_prefix: &str,
+    ) -> Option<(&'static str, Kind<'a>)> {
+        let path = || go_field(go_prefix, "package");
+        let (pk, p) = self.object(e, pointer, &path, "constraints.PackageConstraint")?;
+        let pf = self.fields(pk, &p, &["packageName", "versionRange"]);
+        let (name, name_node) = self.string(pf.first().copied().flatten(), &p, &|| {
+            format!("{}.packageName", path())
+        });
+        let (range, range_node) = self.string(pf.get(1).copied().flatten(), &p, &|| {
+            format!("{}.versionRange", path())
+        });
+        Some((
+            "package",
+            Kind::Package {
+                name,
+                range,
+                range_node,
+                name_node,
+            },
+        ))
+    }
+
+    /// An `all`, `any` or `not` field: `{constraints: [...]}`, each item a constraint one
+    /// level deeper than `depth`.
+    fn compound<'a>(
+        &mut self,
+        e: Option<&'a olmlint_base::tree::Entry>,
+        op: CompoundKind,
+        pointer: &str,
+        go_prefix: &str,
+        depth: usize,
+    ) -> Option<(&'static str, Kind<'a>)> {
+        let key = op.key();
+        let path = || go_field(go_prefix, key);
+        let (obj, p) = self.object(e, pointer, &path, "constraints.CompoundConstraint")?;
+        let lf = self.fields(obj, &p, &["constraints"]);
+        let mut children = Vec::new();
+        let mut list = None;
+        if let Some(le) = lf.first().copied().flatten() {
+            let lp = format!("{p}/{}", pointer_segment(&le.key));
+            let go_list = format!("{}.constraints", path());
+            match &le.value.value {
+                Value::Seq(items) => {
+                    list = Some(&le.value);
+                    for (j, item) in items.iter().enumerate() {
+                        let ip = format!("{lp}/{j}");
+                        match item.value {
+                            Value::Map(_) | Value::Null => {
+                                children.push(self.constraint(item, ip, depth + 1, &go_list))
                             }
+                            _ => self.type_error(item, &ip, &go_list, "constraints.Constraint"),
                         }
-                        Value::Null => {}
-                        _ => self.type_error(&le.value, &lp, &go_list, "[]constraints.Constraint"),
                     }
                 }
-                kinds.push((key, Kind::Compound { op, children, list }));
+                Value::Null => {}
+                _ => self.type_error(&le.value, &lp, &go_list, "[]constraints.Constraint"),
             }
         }
-        if let Some((cel, p)) = self.object(get(3), &pointer, &|| path("cel"), "constraints.Cel") {
-            let cf = self.fields(cel, &p, &["rule"]);
-            let (rule, rule_node) = self.string(cf.first().copied().flatten(), &p, &|| {
-                format!("{}.rule", path("cel"))
-            });
-            kinds.push(("cel", Kind::Cel { rule, rule_node }));
-        }
+        Some((key, Kind::Compound { op, children, list }))
+    }
+
+    /// The `cel` field: `{rule}`.
+    fn cel<'a>(
+        &mut self,
+        e: Option<&'a olmlint_base::tree::Entry>,
+        pointer: &str,
+        go_prefix: &str,
+    ) -> Option<(&'static str, Kind<'a>)> {
+        let path = || go_field(go_prefix, "cel");
+        let (cel, p) = self.object(e, pointer, &path, "constraints.Cel")?;
+        let cf = self.fields(cel, &p, &["rule"]);
+        let (rule, rule_node) = self.string(cf.first().copied().flatten(), &p, &|| {
+            format!("{}.rule", path())
+        });
+        Some(("cel", Kind::Cel { rule, rule_node }))
+    }
+
+    /// The kind OLM converts the constraint to: the first set in [`PRECEDENCE`]; the others
+    /// are ignored, which is reported.
+    fn choose_kind<'a>(
+        &mut self,
+        c: &mut Constraint<'a>,
+        mut kinds: Vec<(&'static str, Kind<'a>)>,
+        pointer: String,
+    ) {
         kinds.sort_by_key(|(k, _)| PRECEDENCE.iter().position(|p| p == k));
         let mut it = kinds.into_iter();
-        if let Some((used, kind)) = it.next() {
-            c.kind = kind;
-            c.ignored = it.map(|(k, _)| k).collect();
-            if !c.ignored.is_empty() {
-                self.issues.push(Issue {
-                    kind: IssueKind::MultipleKinds {
-                        used,
-                        ignored: c.ignored.clone(),
-                    },
-                    span: node.span,
-                    pointer,
-                    message: format!(
-                        "OLM uses `{used}` and silently ignores {}",
-                        c.ignored
-                            .iter()
-                            .map(|k| format!("`{k}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                });
-            }
+        let Some((used, kind)) = it.next() else {
+            return;
+        };
+        c.kind = kind;
+        c.ignored = it.map(|(k, _)| k).collect();
+        if !c.ignored.is_empty() {
+            self.issues.push(Issue {
+                kind: IssueKind::MultipleKinds {
+                    used,
+                    ignored: c.ignored.clone(),
+                },
+                span: c.node.span,
+                pointer,
+                message: format!(
+                    "OLM uses `{used}` and silently ignores {}",
+                    c.ignored
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            });
         }
-        c
+    }
+}
+
+/// The Go path of `field` of the struct at `go_prefix` (`all.constraints.gvk`), as Go's
+/// decoding errors name it.
+fn go_field(go_prefix: &str, field: &str) -> String {
+    if go_prefix.is_empty() {
+        field.to_string()
+    } else {
+        format!("{go_prefix}.{field}")
     }
 }
 
