@@ -291,6 +291,28 @@ impl Names {
 }
 
 fn explain_core(problem: &Problem, core: &[CoreItem]) -> (String, Vec<String>) {
+    let names = Names::new(problem, mentioned(problem, core));
+    let subject = subject(core, &names);
+    let mut story = Story {
+        problem,
+        names: &names,
+        prohibited: BTreeSet::new(),
+        told_prohibited: BTreeSet::new(),
+        sentences: Vec::new(),
+    };
+    let mut walk = DependencyWalk::default();
+    walk.start(core, &mut story);
+    walk.run(&mut story);
+    // Anything not connected to a root (should not happen in a minimal core).
+    walk.queue = walk.deps.keys().copied().collect();
+    walk.run(&mut story);
+    story.untold_deprecations();
+    story.invariants(core);
+    (subject, story.sentences)
+}
+
+/// Every entry an explanation of `core` may name (its dependencies' candidates too).
+fn mentioned(problem: &Problem, core: &[CoreItem]) -> Vec<EntryId> {
     let mut mentioned: Vec<EntryId> = Vec::new();
     for item in core {
         match item {
@@ -312,8 +334,12 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> (String, Vec<String>) {
             | CoreItem::Uninstallable { entries } => mentioned.extend(entries),
         }
     }
-    let names = Names::new(problem, mentioned);
+    mentioned
+}
 
+/// What cannot be installed: the one mandatory bundle, when the core has no subscription
+/// or installed bundle; otherwise the requirements together.
+fn subject(core: &[CoreItem], names: &Names) -> String {
     let mandatory: Vec<EntryId> = core
         .iter()
         .filter_map(|i| match i {
@@ -321,7 +347,7 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> (String, Vec<String>) {
             _ => None,
         })
         .collect();
-    let subject = match mandatory.as_slice() {
+    match mandatory.as_slice() {
         [one]
             if core
                 .iter()
@@ -330,103 +356,144 @@ fn explain_core(problem: &Problem, core: &[CoreItem]) -> (String, Vec<String>) {
             format!("{} cannot be installed", names.name(*one))
         }
         _ => "these requirements cannot be met together".to_string(),
-    };
+    }
+}
 
-    let mut deps: BTreeMap<EntryId, Vec<usize>> = BTreeMap::new();
-    let mut prohibited: BTreeSet<EntryId> = BTreeSet::new();
-    let mut sentences: Vec<String> = Vec::new();
-    let mut queue: VecDeque<EntryId> = VecDeque::new();
-    for item in core {
-        match item {
-            CoreItem::Dependency { entry, index } => deps.entry(*entry).or_default().push(*index),
-            CoreItem::Prohibited(e) => {
-                prohibited.insert(*e);
-            }
-            CoreItem::Mandatory(e) => queue.push_back(*e),
-            CoreItem::Installed(e) => {
-                sentences.push(format!(
-                    "{} is installed without a subscription and must stay",
-                    names.name(*e)
-                ));
-                queue.push_back(*e);
-            }
-            CoreItem::Subscription { name, candidates } => {
-                sentences.push(match candidates.as_slice() {
-                    [] => format!("subscription {name} has no candidate bundle"),
-                    [one] => format!("subscription {name} must install {}", names.name(*one)),
-                    many => format!(
-                        "subscription {name} must install one of {}",
-                        names.list(many)
-                    ),
-                });
-                queue.extend(candidates);
-            }
-            CoreItem::AtMostOneGvk { .. }
-            | CoreItem::AtMostOnePackage { .. }
-            | CoreItem::Uninstallable { .. } => {}
+/// The sentences of an explanation, as they are told; each deprecation told once.
+struct Story<'a> {
+    problem: &'a Problem,
+    names: &'a Names,
+    /// The core's prohibited (deprecated) entries.
+    prohibited: BTreeSet<EntryId>,
+    /// Those whose deprecation has been told.
+    told_prohibited: BTreeSet<EntryId>,
+    sentences: Vec<String>,
+}
+
+impl Story<'_> {
+    /// Tells that `e` is deprecated, if it is and that was not told yet.
+    fn deprecated_once(&mut self, e: EntryId) {
+        if self.prohibited.contains(&e) && self.told_prohibited.insert(e) {
+            self.sentences
+                .push(deprecated_sentence(self.problem, self.names, e));
         }
     }
 
-    let mut seen: BTreeSet<EntryId> = BTreeSet::new();
-    let mut told_prohibited: BTreeSet<EntryId> = BTreeSet::new();
-    let mut walk = |queue: &mut VecDeque<EntryId>, sentences: &mut Vec<String>| {
-        while let Some(e) = queue.pop_front() {
-            if !seen.insert(e) {
+    /// The deprecations no dependency walk reached.
+    fn untold_deprecations(&mut self) {
+        for &e in &self.prohibited {
+            if !self.told_prohibited.contains(&e) {
+                self.sentences
+                    .push(deprecated_sentence(self.problem, self.names, e));
+            }
+        }
+    }
+
+    /// The one-per-package and one-provider-per-API invariants of the core, and the
+    /// candidates that cannot be installed themselves.
+    fn invariants(&mut self, core: &[CoreItem]) {
+        let names = self.names;
+        for item in core {
+            match item {
+                CoreItem::AtMostOnePackage { package, entries } => self.sentences.push(format!(
+                    "at most one bundle of package {package} can be installed ({})",
+                    names.list(entries)
+                )),
+                CoreItem::AtMostOneGvk { gvk, entries } => self.sentences.push(format!(
+                    "at most one installed bundle may provide the API {gvk} ({})",
+                    names.list(entries)
+                )),
+                CoreItem::Uninstallable { entries } => {
+                    self.sentences.push(match entries.as_slice() {
+                        [one] => format!(
+                            "{} cannot be installed itself (its own finding says why)",
+                            names.name(*one)
+                        ),
+                        many => format!(
+                            "none of {} can be installed itself (their own findings say why)",
+                            names.list(many)
+                        ),
+                    })
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A breadth-first walk of the core's dependencies from its roots.
+#[derive(Default)]
+struct DependencyWalk {
+    /// The core's dependencies (indexes), by the entry that has them.
+    deps: BTreeMap<EntryId, Vec<usize>>,
+    seen: BTreeSet<EntryId>,
+    queue: VecDeque<EntryId>,
+}
+
+impl DependencyWalk {
+    /// Collects the core's dependencies and deprecations, and queues its roots (mandatory,
+    /// installed and subscribed bundles), telling the installed and subscribed ones.
+    fn start(&mut self, core: &[CoreItem], story: &mut Story<'_>) {
+        let names = story.names;
+        for item in core {
+            match item {
+                CoreItem::Dependency { entry, index } => {
+                    self.deps.entry(*entry).or_default().push(*index)
+                }
+                CoreItem::Prohibited(e) => {
+                    story.prohibited.insert(*e);
+                }
+                CoreItem::Mandatory(e) => self.queue.push_back(*e),
+                CoreItem::Installed(e) => {
+                    story.sentences.push(format!(
+                        "{} is installed without a subscription and must stay",
+                        names.name(*e)
+                    ));
+                    self.queue.push_back(*e);
+                }
+                CoreItem::Subscription { name, candidates } => {
+                    story.sentences.push(match candidates.as_slice() {
+                        [] => format!("subscription {name} has no candidate bundle"),
+                        [one] => format!("subscription {name} must install {}", names.name(*one)),
+                        many => format!(
+                            "subscription {name} must install one of {}",
+                            names.list(many)
+                        ),
+                    });
+                    self.queue.extend(candidates);
+                }
+                CoreItem::AtMostOneGvk { .. }
+                | CoreItem::AtMostOnePackage { .. }
+                | CoreItem::Uninstallable { .. } => {}
+            }
+        }
+    }
+
+    /// Tells each queued entry's dependencies (and deprecations), queueing their
+    /// candidates, until the queue is empty.
+    fn run(&mut self, story: &mut Story<'_>) {
+        let problem = story.problem;
+        while let Some(e) = self.queue.pop_front() {
+            if !self.seen.insert(e) {
                 continue;
             }
-            if prohibited.contains(&e) && told_prohibited.insert(e) {
-                sentences.push(deprecated_sentence(problem, &names, e));
-            }
-            for &index in deps.get(&e).map_or(&[][..], Vec::as_slice) {
+            story.deprecated_once(e);
+            for &index in self.deps.get(&e).map_or(&[][..], Vec::as_slice) {
                 let Some(dep) = problem.entry(e).and_then(|x| x.dependencies.get(index)) else {
                     continue;
                 };
-                sentences.push(dep_sentence(problem, &names, e, dep));
+                story
+                    .sentences
+                    .push(dep_sentence(problem, story.names, e, dep));
                 for &c in dep.candidates.iter() {
-                    if prohibited.contains(&c) && told_prohibited.insert(c) {
-                        sentences.push(deprecated_sentence(problem, &names, c));
-                    }
+                    story.deprecated_once(c);
                     if problem.entry(c).is_some() {
-                        queue.push_back(c);
+                        self.queue.push_back(c);
                     }
                 }
             }
         }
-    };
-    walk(&mut queue, &mut sentences);
-    // Anything not connected to a root (should not happen in a minimal core).
-    let rest: Vec<EntryId> = deps.keys().copied().collect();
-    let mut queue: VecDeque<EntryId> = rest.into_iter().collect();
-    walk(&mut queue, &mut sentences);
-    for &e in &prohibited {
-        if !told_prohibited.contains(&e) {
-            sentences.push(deprecated_sentence(problem, &names, e));
-        }
     }
-    for item in core {
-        match item {
-            CoreItem::AtMostOnePackage { package, entries } => sentences.push(format!(
-                "at most one bundle of package {package} can be installed ({})",
-                names.list(entries)
-            )),
-            CoreItem::AtMostOneGvk { gvk, entries } => sentences.push(format!(
-                "at most one installed bundle may provide the API {gvk} ({})",
-                names.list(entries)
-            )),
-            CoreItem::Uninstallable { entries } => sentences.push(match entries.as_slice() {
-                [one] => format!(
-                    "{} cannot be installed itself (its own finding says why)",
-                    names.name(*one)
-                ),
-                many => format!(
-                    "none of {} can be installed itself (their own findings say why)",
-                    names.list(many)
-                ),
-            }),
-            _ => {}
-        }
-    }
-    (subject, sentences)
 }
 
 fn deprecated_sentence(problem: &Problem, names: &Names, e: EntryId) -> String {
