@@ -97,8 +97,6 @@ fn run(problem: &Problem, roots: &[Root], subs: &[Subscription], budget: Budget)
     }
     local.encode(problem, &mut sat, roots, true);
     let base: Vec<Lit> = local.selectors.clone();
-    let remaining = |sat: &Sat| budget.conflicts.saturating_sub(sat.conflicts());
-
     match sat.solve(&base, budget.conflicts) {
         Outcome::Sat => {}
         Outcome::Unknown => return failed(Verdict::BudgetExceeded),
@@ -110,13 +108,20 @@ fn run(problem: &Problem, roots: &[Root], subs: &[Subscription], budget: Budget)
             });
         }
     }
+    let mut search = Search::new(problem, local, sat, base, budget);
+    let mut queue = root_choices(roots, &search.local);
+    match search
+        .guess_all(&mut queue)
+        .and_then(|()| search.minimal_extras())
+    {
+        Ok(()) => finish(&search.local, &search.sat, search.choices),
+        Err(verdict) => failed(verdict),
+    }
+}
 
-    let n = local.closure.len();
-    let mut model: Vec<bool> = local.lits.iter().map(|&l| sat.value(l)).collect();
-    let mut guessed = vec![false; n];
-    let mut assumptions: Vec<Lit> = base.clone();
-    let mut choices: Vec<ChosenDependency> = Vec::new();
-    let mut queue: VecDeque<Choice> = roots
+/// One choice per root, its candidates in preference order.
+fn root_choices(roots: &[Root], local: &Local) -> VecDeque<Choice> {
+    roots
         .iter()
         .enumerate()
         .map(|(i, r)| Choice {
@@ -127,64 +132,128 @@ fn run(problem: &Problem, roots: &[Root], subs: &[Subscription], budget: Budget)
                 .filter_map(|&c| local.local(c))
                 .collect(),
         })
-        .collect();
+        .collect()
+}
 
-    while let Some(choice) = queue.pop_front() {
-        let is_guessed = |c: &u32| guessed.get(*c as usize).copied().unwrap_or(false);
-        if let Some(&c) = choice.candidates.iter().find(|c| is_guessed(c)) {
-            if let Some(entry) = local.entry(c) {
-                choices.push(ChosenDependency {
-                    owner: choice.owner,
-                    chosen: entry,
-                    guessed: false,
-                });
-            }
-            continue;
+/// The preference search once the roots are known satisfiable together.
+struct Search<'p> {
+    problem: &'p Problem,
+    local: Local,
+    sat: Sat,
+    budget: Budget,
+    /// The last model found, by local variable.
+    model: Vec<bool>,
+    /// The variables guessed so far.
+    guessed: Vec<bool>,
+    /// The constraints' selectors and the guesses so far.
+    assumptions: Vec<Lit>,
+    choices: Vec<ChosenDependency>,
+}
+
+impl<'p> Search<'p> {
+    /// `sat` holds a model of `base` (the constraints' selectors).
+    fn new(problem: &'p Problem, local: Local, sat: Sat, base: Vec<Lit>, budget: Budget) -> Self {
+        let n = local.closure.len();
+        let model: Vec<bool> = local.lits.iter().map(|&l| sat.value(l)).collect();
+        Search {
+            problem,
+            local,
+            sat,
+            budget,
+            model,
+            guessed: vec![false; n],
+            assumptions: base,
+            choices: Vec::new(),
         }
-        let mut picked = None;
-        for &c in &choice.candidates {
-            if model.get(c as usize).copied().unwrap_or(false) {
-                picked = Some(c);
-                break;
+    }
+
+    /// The conflicts the budget has left.
+    fn remaining(&self) -> u64 {
+        self.budget.conflicts.saturating_sub(self.sat.conflicts())
+    }
+
+    /// Takes the choices in FIFO order, each guess queueing the choices of its
+    /// dependencies; `Err` when the budget runs out.
+    fn guess_all(&mut self, queue: &mut VecDeque<Choice>) -> Result<(), Verdict> {
+        while let Some(choice) = queue.pop_front() {
+            if self.already_guessed(&choice) {
+                continue;
             }
-            let Some(lit) = local.lit(c) else {
+            let picked = self.pick(&choice.candidates)?;
+            // An exhausted choice cannot happen (guesses so far are satisfiable);
+            // OLM would move on without a guess, and so do we.
+            let (Some(c), Some(entry)) = (picked, picked.and_then(|c| self.local.entry(c))) else {
                 continue;
             };
-            assumptions.push(lit);
-            let outcome = sat.solve(&assumptions, remaining(&sat));
-            assumptions.pop();
+            if let (Some(g), Some(lit)) = (self.guessed.get_mut(c as usize), self.local.lit(c)) {
+                *g = true;
+                self.assumptions.push(lit);
+            }
+            self.choices.push(ChosenDependency {
+                owner: choice.owner,
+                chosen: entry,
+                guessed: true,
+            });
+            self.queue_dependencies(entry, queue);
+        }
+        Ok(())
+    }
+
+    /// A choice with an already guessed candidate is skipped (and that candidate recorded
+    /// as its pick).
+    fn already_guessed(&mut self, choice: &Choice) -> bool {
+        let guessed = &self.guessed;
+        let is_guessed = |c: &u32| guessed.get(*c as usize).copied().unwrap_or(false);
+        let Some(&c) = choice.candidates.iter().find(|c| is_guessed(c)) else {
+            return false;
+        };
+        if let Some(entry) = self.local.entry(c) {
+            self.choices.push(ChosenDependency {
+                owner: choice.owner,
+                chosen: entry,
+                guessed: false,
+            });
+        }
+        true
+    }
+
+    /// The first candidate that extends the guesses so far to a model: true in the last
+    /// model, or proven by a solve (whose model becomes the last one).
+    fn pick(&mut self, candidates: &[u32]) -> Result<Option<u32>, Verdict> {
+        for &c in candidates {
+            if self.model.get(c as usize).copied().unwrap_or(false) {
+                return Ok(Some(c));
+            }
+            let Some(lit) = self.local.lit(c) else {
+                continue;
+            };
+            self.assumptions.push(lit);
+            let left = self.remaining();
+            let outcome = self.sat.solve(&self.assumptions, left);
+            self.assumptions.pop();
             match outcome {
                 Outcome::Sat => {
-                    for (m, &l) in model.iter_mut().zip(&local.lits) {
-                        *m = sat.value(l);
+                    for (m, &l) in self.model.iter_mut().zip(&self.local.lits) {
+                        *m = self.sat.value(l);
                     }
-                    picked = Some(c);
-                    break;
+                    return Ok(Some(c));
                 }
                 Outcome::Unsat => {}
-                Outcome::Unknown => return failed(Verdict::BudgetExceeded),
+                Outcome::Unknown => return Err(Verdict::BudgetExceeded),
             }
         }
-        // An exhausted choice cannot happen (guesses so far are satisfiable);
-        // OLM would move on without a guess, and so do we.
-        let (Some(c), Some(entry)) = (picked, picked.and_then(|c| local.entry(c))) else {
-            continue;
-        };
-        if let (Some(g), Some(lit)) = (guessed.get_mut(c as usize), local.lit(c)) {
-            *g = true;
-            assumptions.push(lit);
-        }
-        choices.push(ChosenDependency {
-            owner: choice.owner,
-            chosen: entry,
-            guessed: true,
-        });
-        for (index, flat) in problem.deps_of(entry).enumerate() {
-            let candidates: Vec<u32> = problem
+        Ok(None)
+    }
+
+    /// One choice per dependency of a guessed entry that has candidates.
+    fn queue_dependencies(&self, entry: EntryId, queue: &mut VecDeque<Choice>) {
+        for (index, flat) in self.problem.deps_of(entry).enumerate() {
+            let candidates: Vec<u32> = self
+                .problem
                 .dep(flat)
                 .0
                 .iter()
-                .filter_map(|&c| local.local(c))
+                .filter_map(|&c| self.local.local(c))
                 .collect();
             if !candidates.is_empty() {
                 queue.push_back(Choice {
@@ -195,39 +264,44 @@ fn run(problem: &Problem, roots: &[Root], subs: &[Subscription], budget: Budget)
         }
     }
 
-    // Extras minimisation: false stays false, then at most w extras, w = 0, 1, ….
-    let mut fixed = assumptions;
-    let mut extras: Vec<Lit> = Vec::new();
-    for ((&l, &m), &g) in local.lits.iter().zip(&model).zip(&guessed) {
-        if g {
-            continue;
+    /// Extras minimisation: false stays false, then at most w extras, w = 0, 1, …. The
+    /// model is left in `sat`.
+    fn minimal_extras(&mut self) -> Result<(), Verdict> {
+        let mut fixed = std::mem::take(&mut self.assumptions);
+        let mut extras: Vec<Lit> = Vec::new();
+        for ((&l, &m), &g) in self.local.lits.iter().zip(&self.model).zip(&self.guessed) {
+            if g {
+                continue;
+            }
+            if m {
+                extras.push(l);
+            } else {
+                fixed.push(!l);
+            }
         }
-        if m {
-            extras.push(l);
-        } else {
-            fixed.push(!l);
-        }
-    }
-    let fixed_len = fixed.len();
-    fixed.extend(extras.iter().map(|&l| !l));
-    match sat.solve(&fixed, remaining(&sat)) {
-        Outcome::Sat => {}
-        Outcome::Unknown => return failed(Verdict::BudgetExceeded),
-        Outcome::Unsat => {
-            fixed.truncate(fixed_len);
-            match minimize_extras(&mut sat, &fixed, &extras, budget) {
-                Some(true) => {}
-                Some(false) => {
-                    // Unreachable in theory: fall back to the search model.
-                    if sat.solve(&fixed, remaining(&sat)) != Outcome::Sat {
-                        return failed(Verdict::BudgetExceeded);
+        let fixed_len = fixed.len();
+        fixed.extend(extras.iter().map(|&l| !l));
+        let left = self.remaining();
+        match self.sat.solve(&fixed, left) {
+            Outcome::Sat => Ok(()),
+            Outcome::Unknown => Err(Verdict::BudgetExceeded),
+            Outcome::Unsat => {
+                fixed.truncate(fixed_len);
+                match minimize_extras(&mut self.sat, &fixed, &extras, self.budget) {
+                    Some(true) => Ok(()),
+                    Some(false) => {
+                        // Unreachable in theory: fall back to the search model.
+                        let left = self.remaining();
+                        if self.sat.solve(&fixed, left) != Outcome::Sat {
+                            return Err(Verdict::BudgetExceeded);
+                        }
+                        Ok(())
                     }
+                    None => Err(Verdict::BudgetExceeded),
                 }
-                None => return failed(Verdict::BudgetExceeded),
             }
         }
     }
-    finish(&local, &sat, choices)
 }
 
 fn finish(local: &Local, sat: &Sat, choices: Vec<ChosenDependency>) -> Resolution {
