@@ -5,6 +5,7 @@
 use super::Ctx;
 use foldhash::{HashMap, HashMapExt as _, HashSet, HashSetExt as _};
 use olmlint_base::diag::{Diagnostic, Location};
+use olmlint_base::tree::Span;
 use olmlint_model::formats::image_reference_error;
 use olmlint_model::Bundle;
 use std::collections::BTreeMap;
@@ -49,6 +50,8 @@ impl<'a> ValidImages<'a> {
     }
 }
 
+/// One bundle's OLM104 checks, read top to bottom: its identity (name, package, duplicates), its
+/// `olm.package` property, its images, its channel membership.
 fn bundle<'a>(
     ctx: &Ctx<'a>,
     b: &'a Bundle<'a>,
@@ -57,45 +60,85 @@ fn bundle<'a>(
     images: &mut ValidImages<'a>,
     out: &mut Vec<Diagnostic>,
 ) {
-    let file = b.doc.file;
-    let (pkg, name) = (b.package(), b.name());
-    let d = |msg: String| {
-        Diagnostic::new("OLM104", msg)
-            .package(Some(pkg).filter(|p| !p.is_empty()))
-            .bundle(Some(name).filter(|n| !n.is_empty()))
+    let rules = BundleRules {
+        ctx,
+        b,
+        file: b.doc.file,
+        pkg: b.package(),
+        name: b.name(),
+        at_doc: b.doc.node.span,
     };
-    let at_doc = b.doc.node.span;
-    if name.is_empty() {
-        out.push(
-            d("invalid bundle: name must be set".into())
-                .at(file, at_doc)
-                .pointer("/name")
-                .help("Add `name:` (conventionally `<package>.v<version>`)."),
-        );
+    rules.name_and_package(out);
+    rules.duplicate_name(seen, out);
+    rules.package_property(out);
+    rules.images(images, out);
+    rules.channel_membership(in_channels, out);
+}
+
+/// What every OLM104 check of one bundle reads: the bundle, its names and where it is.
+struct BundleRules<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    b: &'a Bundle<'a>,
+    file: usize,
+    pkg: &'a str,
+    name: &'a str,
+    /// The bundle document: where a finding goes when the field it is about is missing.
+    at_doc: Span,
+}
+
+impl<'a> BundleRules<'_, 'a> {
+    /// An OLM104 diagnostic naming this bundle and its package (when they are set).
+    fn d(&self, msg: String) -> Diagnostic {
+        Diagnostic::new("OLM104", msg)
+            .package(Some(self.pkg).filter(|p| !p.is_empty()))
+            .bundle(Some(self.name).filter(|n| !n.is_empty()))
     }
-    if pkg.is_empty() {
-        out.push(
-            d(format!("package name must be set for bundle {name:?}"))
-                .at(file, at_doc)
-                .pointer("/package")
-                .help("Add `package:` naming the bundle's package."),
-        );
-    } else if !ctx.index.packages.contains_key(pkg) && ctx.complete_for(pkg) {
-        out.push(
-            d(format!("unknown package {pkg:?} for bundle {name:?}"))
-                .at(file, b.package.map_or(at_doc, |p| p.node.span))
-                .pointer("/package")
-                .help("Declare the package with an `olm.package` document, or fix the name."),
-        );
+
+    /// `name` and `package` are set, and the package is declared.
+    fn name_and_package(&self, out: &mut Vec<Diagnostic>) {
+        let (b, file, pkg, name, at_doc) = (self.b, self.file, self.pkg, self.name, self.at_doc);
+        if name.is_empty() {
+            out.push(
+                self.d("invalid bundle: name must be set".into())
+                    .at(file, at_doc)
+                    .pointer("/name")
+                    .help("Add `name:` (conventionally `<package>.v<version>`)."),
+            );
+        }
+        if pkg.is_empty() {
+            out.push(
+                self.d(format!("package name must be set for bundle {name:?}"))
+                    .at(file, at_doc)
+                    .pointer("/package")
+                    .help("Add `package:` naming the bundle's package."),
+            );
+        } else if !self.ctx.index.packages.contains_key(pkg) && self.ctx.complete_for(pkg) {
+            out.push(
+                self.d(format!("unknown package {pkg:?} for bundle {name:?}"))
+                    .at(file, b.package.map_or(at_doc, |p| p.node.span))
+                    .pointer("/package")
+                    .help("Declare the package with an `olm.package` document, or fix the name."),
+            );
+        }
     }
-    if !name.is_empty() {
+
+    /// A bundle name is unique within its package; `seen` holds the first of each.
+    fn duplicate_name(
+        &self,
+        seen: &mut HashMap<(&'a str, &'a str), Location>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let (file, pkg, name) = (self.file, self.pkg, self.name);
+        if name.is_empty() {
+            return;
+        }
         let here = Location {
             file,
-            span: b.name.map_or(at_doc, |n| n.node.span),
+            span: self.b.name.map_or(self.at_doc, |n| n.node.span),
         };
         if let Some(prev) = seen.get(&(pkg, name)) {
             out.push(
-                d(format!("package {pkg:?} has duplicate bundle {name:?}"))
+                self.d(format!("package {pkg:?} has duplicate bundle {name:?}"))
                     .at(file, here.span)
                     .pointer("/name")
                     .related("first declared here", Some(*prev))
@@ -105,24 +148,29 @@ fn bundle<'a>(
             seen.insert((pkg, name), here);
         }
     }
-    // Exactly one olm.package property naming this package.
-    let pkg_props: Vec<_> = b.properties_of("olm.package").collect();
-    if pkg_props.len() != 1 {
-        let at = pkg_props.get(1).map_or(
-            b.doc
-                .node
-                .get_folded("properties")
-                .map_or(at_doc, |e| e.key_span),
-            |p| p.span(),
-        );
-        out.push(
-            d(format!("package {pkg:?} bundle {name:?} must have exactly 1 \"olm.package\" property, found {}", pkg_props.len()))
-                .at(file, at)
-                .pointer(pkg_props.get(1).map_or("/properties".to_string(), |p| p.pointer.clone()))
-                .help("Each bundle carries one `olm.package` property `{packageName, version}`; it is what OLM resolves versions against."),
-        );
-    }
-    if let Some(p) = pkg_props.first() {
+
+    /// Exactly one `olm.package` property, naming this package, with a strict semver version
+    /// and a valid release.
+    fn package_property(&self, out: &mut Vec<Diagnostic>) {
+        let (b, file, pkg, name) = (self.b, self.file, self.pkg, self.name);
+        let d = |msg: String| self.d(msg);
+        let pkg_props: Vec<_> = b.properties_of("olm.package").collect();
+        if pkg_props.len() != 1 {
+            let at = pkg_props.get(1).map_or(
+                b.doc
+                    .node
+                    .get_folded("properties")
+                    .map_or(self.at_doc, |e| e.key_span),
+                |p| p.span(),
+            );
+            out.push(
+                d(format!("package {pkg:?} bundle {name:?} must have exactly 1 \"olm.package\" property, found {}", pkg_props.len()))
+                    .at(file, at)
+                    .pointer(pkg_props.get(1).map_or("/properties".to_string(), |p| p.pointer.clone()))
+                    .help("Each bundle carries one `olm.package` property `{packageName, version}`; it is what OLM resolves versions against."),
+            );
+        }
+        let Some(p) = pkg_props.first() else { return };
         let named = p
             .value
             .as_deref()
@@ -146,52 +194,62 @@ fn bundle<'a>(
         }
         release_rules(b, p, &d, out);
     }
-    // Image and related images.
-    let has_objects = b.properties_of("olm.bundle.object").next().is_some();
-    match b.image.filter(|i| !i.value.is_empty()) {
-        None if !has_objects => out.push(
-            d(format!("invalid bundle {name:?}: bundle image must be set"))
-                .at(file, b.image.map_or(at_doc, |i| i.node.span))
-                .pointer("/image")
-                .help("Set `image:` to the bundle image pull spec (only bundles carrying `olm.bundle.object` properties may omit it)."),
-        ),
-        Some(img) => {
-            if let Some(err) = images.error(img.value) {
-                out.push(
-                    d(format!("package {pkg:?} bundle {name:?} image: invalid image pull spec {:?}: {err}", img.value))
-                        .at(file, img.node.span)
-                        .pointer("/image")
-                        .help("Use a full reference such as `quay.io/org/bundle@sha256:<digest>` or `…:tag`."),
-                );
+
+    /// The bundle image (required unless the bundle carries `olm.bundle.object` properties) and
+    /// the related images are valid pull specs.
+    fn images(&self, images: &mut ValidImages<'a>, out: &mut Vec<Diagnostic>) {
+        let (b, file, pkg, name) = (self.b, self.file, self.pkg, self.name);
+        let has_objects = b.properties_of("olm.bundle.object").next().is_some();
+        match b.image.filter(|i| !i.value.is_empty()) {
+            None if !has_objects => out.push(
+                self.d(format!("invalid bundle {name:?}: bundle image must be set"))
+                    .at(file, b.image.map_or(self.at_doc, |i| i.node.span))
+                    .pointer("/image")
+                    .help("Set `image:` to the bundle image pull spec (only bundles carrying `olm.bundle.object` properties may omit it)."),
+            ),
+            Some(img) => {
+                if let Some(err) = images.error(img.value) {
+                    out.push(
+                        self.d(format!("package {pkg:?} bundle {name:?} image: invalid image pull spec {:?}: {err}", img.value))
+                            .at(file, img.node.span)
+                            .pointer("/image")
+                            .help("Use a full reference such as `quay.io/org/bundle@sha256:<digest>` or `…:tag`."),
+                    );
+                }
+            }
+            None => {}
+        }
+        for (i, (_, img)) in b.related_images.iter().enumerate() {
+            if let Some(img) = img.filter(|i| !i.value.is_empty()) {
+                if let Some(err) = images.error(img.value) {
+                    out.push(
+                        self.d(format!("package {pkg:?} bundle {name:?} relatedImages[{i}].image: invalid image pull spec {:?}: {err}", img.value))
+                            .at(file, img.node.span)
+                            .pointer(format!("/relatedImages/{i}/image"))
+                            .help("Related images must be valid pull specs; mirroring tools copy them."),
+                    );
+                }
             }
         }
-        None => {}
     }
-    for (i, (_, img)) in b.related_images.iter().enumerate() {
-        if let Some(img) = img.filter(|i| !i.value.is_empty()) {
-            if let Some(err) = images.error(img.value) {
-                out.push(
-                    d(format!("package {pkg:?} bundle {name:?} relatedImages[{i}].image: invalid image pull spec {:?}: {err}", img.value))
-                        .at(file, img.node.span)
-                        .pointer(format!("/relatedImages/{i}/image"))
-                        .help("Related images must be valid pull specs; mirroring tools copy them."),
-                );
-            }
+
+    /// A bundle of a completely declared package is named by some channel's entries.
+    fn channel_membership(&self, in_channels: &HashSet<(&str, &str)>, out: &mut Vec<Diagnostic>) {
+        let (pkg, name) = (self.pkg, self.name);
+        if !name.is_empty()
+            && !pkg.is_empty()
+            && !in_channels.contains(&(pkg, name))
+            && self.ctx.complete_for(pkg)
+        {
+            out.push(
+                self.d(format!(
+                    "package {pkg:?}, bundle {name:?} not found in any channel entries"
+                ))
+                .at(self.file, self.b.name.map_or(self.at_doc, |n| n.node.span))
+                .pointer("/name")
+                .help("Add the bundle to a channel's `entries:`, or remove the bundle."),
+            );
         }
-    }
-    if !name.is_empty()
-        && !pkg.is_empty()
-        && !in_channels.contains(&(pkg, name))
-        && ctx.complete_for(pkg)
-    {
-        out.push(
-            d(format!(
-                "package {pkg:?}, bundle {name:?} not found in any channel entries"
-            ))
-            .at(file, b.name.map_or(at_doc, |n| n.node.span))
-            .pointer("/name")
-            .help("Add the bundle to a channel's `entries:`, or remove the bundle."),
-        );
     }
 }
 
