@@ -241,18 +241,22 @@ impl Config {
         None
     }
 
+    /// Reads the configuration's keys in file-format order; their mistakes are OLM011 findings.
     fn read(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
-        let unknown_rule = |key: &str, node: &Node, diags: &mut Vec<Diagnostic>| {
-            let names: Vec<&str> = olmlint_base::rules::all().iter().map(|r| r.id).collect();
-            let hint = olmlint_base::suggest::closest(key, names.iter().copied())
-                .map(|s| format!(" Did you mean `{s}`?"))
-                .unwrap_or_default();
-            diags.push(
-                Diagnostic::new("OLM011", format!("unknown rule `{key}`"))
-                    .at(usize::MAX, node.span)
-                    .help(format!("`olmlint rules` lists every rule.{hint}")),
-            );
-        };
+        self.read_rules(root, diags);
+        self.read_ignore(root, diags);
+        self.read_suppress(root, diags);
+        self.read_package_ignores(root, diags);
+        if let Some(l) = root.get("limits") {
+            self.read_limits(l, diags);
+        }
+        self.read_context(root, diags);
+        self.read_provided(root);
+    }
+
+    /// `rules:`: a level (`RULE: warning`, `RULE: off`, `RULE: true`) or a map with `level`
+    /// and the rule's options.
+    fn read_rules(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
         for e in root.get("rules").and_then(Node::as_map).unwrap_or(&[]) {
             let Some(rule) = olmlint_base::rules::get(&e.key) else {
                 unknown_rule(&e.key, &e.value, diags);
@@ -282,6 +286,10 @@ impl Config {
                 self.options.insert(rule.id, m);
             }
         }
+    }
+
+    /// `ignore:`: globs of paths not linted.
+    fn read_ignore(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
         let mut ignore = Vec::new();
         for g in root.get("ignore").and_then(Node::as_seq).unwrap_or(&[]) {
             let Some(pat) = g.as_str() else { continue };
@@ -299,6 +307,11 @@ impl Config {
         if !ignore.is_empty() {
             self.ignore = Some(globs::Globs::new(&ignore));
         }
+    }
+
+    /// `suppress:`: entries of a rule and a file glob, optionally narrowed to a pointer, a
+    /// package or a bundle.
+    fn read_suppress(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
         for entry in root.get("suppress").and_then(Node::as_seq).unwrap_or(&[]) {
             let text = |k: &str| entry.get(k).and_then(Node::as_str).map(str::to_string);
             let rule = match entry.get("rule") {
@@ -340,6 +353,10 @@ impl Config {
                 .add(rule, &pattern, glob, names, entry.span);
         }
         self.suppressions.seal();
+    }
+
+    /// `packages:`: per package, the rules it ignores.
+    fn read_package_ignores(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
         for e in root.get("packages").and_then(Node::as_map).unwrap_or(&[]) {
             let mut ids = Vec::new();
             for r in e.value.get("ignore").and_then(Node::as_seq).unwrap_or(&[]) {
@@ -350,69 +367,51 @@ impl Config {
             }
             self.package_ignores.insert(e.key.to_string(), ids);
         }
-        if let Some(l) = root.get("limits") {
-            let defaults = Self::defaults(PathBuf::new());
-            // A pull request controls this file: it may lower a bound, and raise one at most
-            // LIMIT_CEILING times its default, never unbound it (OLM011 stops the run; the
-            // ceiling is kept in case a caller goes on).
-            let mut num = |k: &str, default: u64| {
-                let n = l.get(k)?;
-                let olmlint_base::tree::Value::Number { value, .. } = n.value else {
-                    return None;
-                };
-                if value < 0.0 {
-                    return None;
-                }
-                let ceiling = default.saturating_mul(LIMIT_CEILING);
-                if value > ceiling as f64 {
-                    diags.push(
-                        Diagnostic::new(
-                            "OLM011",
-                            format!("`limits.{k}` is over its ceiling of {ceiling} ({LIMIT_CEILING} × the default {default})"),
-                        )
-                        .at(usize::MAX, n.span)
-                        .pointer(format!("/limits/{k}"))
-                        .help(format!("Set it to at most {ceiling}. The repository's configuration may lower olmlint's bounds and raise them up to the ceiling, but not remove them: a pull request can change .olmlint.yaml, and the bounds keep a hostile catalog from taking the CI runner's memory or time.")),
-                    );
-                    return Some(ceiling);
-                }
-                Some(value as u64)
-            };
-            let d = &defaults.limits;
-            if let Some(v) = num("max-depth", d.max_depth as u64) {
-                self.limits.max_depth = usize::try_from(v).unwrap_or(usize::MAX);
-            }
-            if let Some(v) = num("max-nodes", d.max_nodes) {
-                self.limits.max_nodes = v;
-            }
-            if let Some(v) = num("max-alias-nodes", d.max_alias_nodes) {
-                self.limits.max_alias_nodes = v;
-            }
-            if let Some(v) = num("max-alias-bytes", d.max_alias_bytes) {
-                self.limits.max_alias_bytes = v;
-            }
-            if let Some(v) = num("max-file-size", d.max_file_size) {
-                self.limits.max_file_size = v;
-            }
-            if let Some(v) = num("cel-eval-budget", defaults.cel_eval_budget) {
-                self.cel_eval_budget = v;
-            }
-            if let Some(v) = num("sat-conflicts", defaults.sat_conflicts) {
-                self.sat_conflicts = v;
-            }
-            if let Some(v) = num(
-                "max-findings-per-rule-per-file",
-                defaults.max_findings_per_rule_per_file as u64,
-            ) {
-                self.max_findings_per_rule_per_file =
-                    usize::try_from(v.max(1)).unwrap_or(usize::MAX);
-            }
-            if let Some(olmlint_base::tree::Value::Number { value, .. }) =
-                l.get("timeout").map(|n| &n.value)
-            {
-                self.timeout = Some(value.max(0.0));
-            }
+    }
+
+    /// `limits:` (the map `l`): the loader's bounds, the CEL and SAT budgets, the findings cap
+    /// and the timeout.
+    fn read_limits(&mut self, l: &Node, diags: &mut Vec<Diagnostic>) {
+        let defaults = Self::defaults(PathBuf::new());
+        let mut num = |k: &str, default: u64| limit(l, k, default, diags);
+        let d = &defaults.limits;
+        if let Some(v) = num("max-depth", d.max_depth as u64) {
+            self.limits.max_depth = usize::try_from(v).unwrap_or(usize::MAX);
         }
+        if let Some(v) = num("max-nodes", d.max_nodes) {
+            self.limits.max_nodes = v;
+        }
+        if let Some(v) = num("max-alias-nodes", d.max_alias_nodes) {
+            self.limits.max_alias_nodes = v;
+        }
+        if let Some(v) = num("max-alias-bytes", d.max_alias_bytes) {
+            self.limits.max_alias_bytes = v;
+        }
+        if let Some(v) = num("max-file-size", d.max_file_size) {
+            self.limits.max_file_size = v;
+        }
+        if let Some(v) = num("cel-eval-budget", defaults.cel_eval_budget) {
+            self.cel_eval_budget = v;
+        }
+        if let Some(v) = num("sat-conflicts", defaults.sat_conflicts) {
+            self.sat_conflicts = v;
+        }
+        if let Some(v) = num(
+            "max-findings-per-rule-per-file",
+            defaults.max_findings_per_rule_per_file as u64,
+        ) {
+            self.max_findings_per_rule_per_file = usize::try_from(v.max(1)).unwrap_or(usize::MAX);
+        }
+        if let Some(olmlint_base::tree::Value::Number { value, .. }) =
+            l.get("timeout").map(|n| &n.value)
+        {
+            self.timeout = Some(value.max(0.0));
+        }
+    }
+
+    /// `context:`, `closed-world:` and `cluster-properties:`: what the linted catalog is
+    /// resolved with (paths kept inside the repository).
+    fn read_context(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
         for c in root.get("context").and_then(Node::as_seq).unwrap_or(&[]) {
             if let Some(s) = c.as_str() {
                 if let Some(p) = self.inside_repository(s, c, "context", diags) {
@@ -428,18 +427,23 @@ impl Config {
                 self.cluster_properties = self.inside_repository(p, n, "cluster-properties", diags);
             }
         }
-        if let Some(p) = root.get("provided") {
-            let strs = |k: &str| -> Vec<String> {
-                p.get(k)
-                    .and_then(Node::as_seq)
-                    .unwrap_or(&[])
-                    .iter()
-                    .filter_map(|n| n.as_str().map(str::to_string))
-                    .collect()
-            };
-            self.provided_packages = strs("packages");
-            self.provided_gvks = strs("gvks");
-        }
+    }
+
+    /// `provided:`: the packages and GVKs other catalogs provide.
+    fn read_provided(&mut self, root: &Node) {
+        let Some(p) = root.get("provided") else {
+            return;
+        };
+        let strs = |k: &str| -> Vec<String> {
+            p.get(k)
+                .and_then(Node::as_seq)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect()
+        };
+        self.provided_packages = strs("packages");
+        self.provided_gvks = strs("gvks");
     }
 
     /// `--enable` (keeps the rule's own severities) and `--disable`.
@@ -590,6 +594,46 @@ impl Config {
             })
             .collect()
     }
+}
+
+/// OLM011 for a rule name that names no rule, with the nearest one.
+fn unknown_rule(key: &str, node: &Node, diags: &mut Vec<Diagnostic>) {
+    let names: Vec<&str> = olmlint_base::rules::all().iter().map(|r| r.id).collect();
+    let hint = olmlint_base::suggest::closest(key, names.iter().copied())
+        .map(|s| format!(" Did you mean `{s}`?"))
+        .unwrap_or_default();
+    diags.push(
+        Diagnostic::new("OLM011", format!("unknown rule `{key}`"))
+            .at(usize::MAX, node.span)
+            .help(format!("`olmlint rules` lists every rule.{hint}")),
+    );
+}
+
+/// The bound `limits.<k>` sets, if it is a non-negative number. A pull request controls this
+/// file: it may lower a bound, and raise one at most LIMIT_CEILING times its default, never
+/// unbound it (OLM011 stops the run; the ceiling is kept in case a caller goes on).
+fn limit(l: &Node, k: &str, default: u64, diags: &mut Vec<Diagnostic>) -> Option<u64> {
+    let n = l.get(k)?;
+    let olmlint_base::tree::Value::Number { value, .. } = n.value else {
+        return None;
+    };
+    if value < 0.0 {
+        return None;
+    }
+    let ceiling = default.saturating_mul(LIMIT_CEILING);
+    if value > ceiling as f64 {
+        diags.push(
+            Diagnostic::new(
+                "OLM011",
+                format!("`limits.{k}` is over its ceiling of {ceiling} ({LIMIT_CEILING} × the default {default})"),
+            )
+            .at(usize::MAX, n.span)
+            .pointer(format!("/limits/{k}"))
+            .help(format!("Set it to at most {ceiling}. The repository's configuration may lower olmlint's bounds and raise them up to the ceiling, but not remove them: a pull request can change .olmlint.yaml, and the bounds keep a hostile catalog from taking the CI runner's memory or time.")),
+        );
+        return Some(ceiling);
+    }
+    Some(value as u64)
 }
 
 /// The run's files relative to the configuration's directory (what `ignore:` and `suppress:`
