@@ -8,7 +8,7 @@ use olmlint_base::diag::{Diagnostic, Edit, Fix, Severity};
 use olmlint_base::tree::{Node, Span};
 use olmlint_model::{Bundle, Property};
 use olmlint_semantics::constraint::{
-    decode, CompoundKind, Constraint, IssueKind, Kind, DOCUMENTED_SIZE, FIELDS, MAX_SIZE,
+    decode, CompoundKind, Constraint, Issue, IssueKind, Kind, DOCUMENTED_SIZE, FIELDS, MAX_SIZE,
 };
 use std::collections::HashMap;
 
@@ -110,130 +110,220 @@ impl At<'_> {
     }
 }
 
+/// The OLM2xx checks of one `olm.constraint` property: its size, what decoding it found, then
+/// the constraint tree OLM converts.
 fn constraint_property(ctx: &Ctx<'_>, b: &Bundle<'_>, p: &Property<'_>, out: &mut Vec<Diagnostic>) {
-    let at = At {
-        file: p.file,
-        pkg: b.package(),
-        bundle: b.name(),
-    };
     let Some(value) = p.value.as_deref() else {
         return;
     }; // missing value: OLM108
-    let base = p.value_pointer();
-    let decoded = decode(value);
-    // Size, measured on the canonical JSON the registry re-encodes.
-    let max = ctx
-        .config
-        .option_u64("OLM204", "max-bytes")
-        .map_or(MAX_SIZE, |v| v as usize);
-    let warn = ctx
-        .config
-        .option_u64("OLM204", "warn-bytes")
-        .map_or(DOCUMENTED_SIZE, |v| v as usize);
-    if decoded.size > max {
-        out.push(at.d("OLM204", format!("olm.constraint value is {} bytes once normalized, over OLM's limit of {max}: \"parse olm.constraint: olm.constraint value is greater than max constraint size {MAX_SIZE} bytes\"", decoded.size), value.span, base.clone())
-            .help("OLM measures the value re-encoded as compact JSON with sorted keys. Split it into several `olm.constraint` properties or simplify it."));
-    } else if decoded.size > warn {
-        out.push(at.d("OLM204", format!("olm.constraint value is {} bytes once normalized, over the documented 64 KiB limit ({warn})", decoded.size), value.span, base.clone())
-            .severity(Severity::Warning)
-            .help(format!("OLM itself accepts up to {MAX_SIZE} bytes, but the documentation and other tools use 64 KiB; keep constraints small.")));
-    }
-    let provisional = value.as_map().is_some_and(|m| {
-        m.iter().any(|e| {
-            PROVISIONAL_KEYS
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(&e.key))
-        })
-    });
-    let rewrite = if provisional {
-        provisional_rewrite(ctx, p, value)
-    } else {
-        None
+    let check = PropertyCheck {
+        ctx,
+        at: At {
+            file: p.file,
+            pkg: b.package(),
+            bundle: b.name(),
+        },
+        p,
+        value,
+        base: p.value_pointer(),
     };
-    let mut first_error = true;
-    for issue in &decoded.issues {
-        let pointer = format!("{base}{}", issue.pointer);
-        let olm = if issue.kind.is_error() && first_error {
-            first_error = false;
-            " — this is the error OLM reports"
-        } else {
-            ""
-        };
-        match &issue.kind {
-            IssueKind::TooLarge => {} // OLM204 above
-            IssueKind::MaxDepth => out.push(at.d("OLM201", "parse olm.constraint: exceeded max depth (more than 10000 nested JSON containers)", issue.span, pointer).help("Go's JSON decoder stops at 10000 nested containers (3332 nested compound constraints). Flatten the constraint.")),
-            IssueKind::UnknownField { key } if provisional && issue.pointer.matches('/').count() == 1 => {
-                let mut d = provisional_value(&at, value, key, issue.span, &pointer);
-                if let Some(fix) = &rewrite {
-                    d = d.fix(fix.clone());
-                }
-                out.push(d);
-            }
-            IssueKind::UnknownField { key } => {
-                let (hint, fix) = did_you_mean(key, &issue.pointer);
-                let mut d = at.d("OLM201", format!("parse olm.constraint: {}{olm}", issue.message), issue.span, pointer).help(format!(
-                    "OLM decodes constraints strictly: unknown keys make the whole resolution fail when a subscription reaches this bundle.{hint}"
-                ));
-                if let Some(new) = fix.filter(|new| !sibling_has(value, &issue.pointer, new)) {
-                    d = d.fix(Fix { description: format!("rename `{key}` to `{new}`"), safe: true, edits: vec![Edit::rename(p.file, issue.span, new)] });
-                }
-                out.push(d);
-            }
-            IssueKind::TypeMismatch => {
-                let node = value.at_pointer(&issue.pointer);
-                let coerced = node.is_some_and(Node::is_coerced_scalar);
-                let help = if coerced {
-                    format!("YAML 1.1 read the unquoted {} as a {}; quote it.", node.map(Node::display_scalar).unwrap_or_default(), node.map_or("", Node::go_kind))
-                } else {
-                    "See `olmlint explain OLM201` for the shape of each constraint kind.".to_string()
-                };
-                out.push(at.d("OLM201", format!("parse olm.constraint: {}{olm}", issue.message), issue.span, pointer).help(help));
-            }
-            IssueKind::KeyCase { canonical } => {
-                let mut d = at
-                    .d("OLM212", format!("{}; write `{canonical}`", issue.message), issue.span, pointer)
-                    .help("Go's JSON decoder accepts any case, but schemas, editors and other tools do not.");
-                // With a duplicate beside it, renaming would write the same key twice.
-                if !sibling_has(value, &issue.pointer, canonical) {
-                    d = d.fix(Fix { description: format!("rename key to `{canonical}`"), safe: true, edits: vec![Edit::rename(p.file, issue.span, canonical.to_string())] });
-                }
-                out.push(d);
-            }
-            IssueKind::DuplicateField { canonical } => out.push(
-                at.d("OLM212", issue.message.clone(), issue.span, pointer).help(format!("Keep one `{canonical}` key; the earlier ones are silently ignored.")),
-            ),
-            IssueKind::MultipleKinds { used, ignored } => out.push(
-                at.d("OLM203", format!("constraint sets {} kinds: {}", ignored.len() + 1, issue.message), issue.span, pointer).help(format!(
-                    "A constraint node holds exactly one of gvk, package, all, any, not, cel; OLM picks by precedence (gvk > package > all > any > not > cel) without validating the others. Keep only `{used}`, or combine them under `all:`."
-                )),
-            ),
-        }
-    }
+    let decoded = decode(value);
+    check.size(decoded.size, out);
+    check.decode_issues(&decoded.issues, out);
     let Some(root) = decoded.root.as_ref() else {
         return;
     };
     if decoded.parse_error().is_some() {
         return; // OLM stops at the parse error; conversion findings would be noise.
     }
-    if value.is_null() {
-        out.push(indentation_mistake(&at, p, value, &base));
-        return;
+    check.tree(root, out);
+}
+
+/// What the checks of one `olm.constraint` property share.
+struct PropertyCheck<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    at: At<'c>,
+    p: &'c Property<'c>,
+    /// The property's value (present: a missing one is OLM108).
+    value: &'c Node,
+    /// JSON pointer of the value.
+    base: String,
+}
+
+impl PropertyCheck<'_, '_> {
+    /// OLM204: the value's size, measured on the canonical JSON the registry re-encodes.
+    fn size(&self, size: usize, out: &mut Vec<Diagnostic>) {
+        let (at, value, base) = (&self.at, self.value, &self.base);
+        let max = self
+            .ctx
+            .config
+            .option_u64("OLM204", "max-bytes")
+            .map_or(MAX_SIZE, |v| v as usize);
+        let warn = self
+            .ctx
+            .config
+            .option_u64("OLM204", "warn-bytes")
+            .map_or(DOCUMENTED_SIZE, |v| v as usize);
+        if size > max {
+            out.push(at.d("OLM204", format!("olm.constraint value is {size} bytes once normalized, over OLM's limit of {max}: \"parse olm.constraint: olm.constraint value is greater than max constraint size {MAX_SIZE} bytes\""), value.span, base.clone())
+                .help("OLM measures the value re-encoded as compact JSON with sorted keys. Split it into several `olm.constraint` properties or simplify it."));
+        } else if size > warn {
+            out.push(at.d("OLM204", format!("olm.constraint value is {size} bytes once normalized, over the documented 64 KiB limit ({warn})"), value.span, base.clone())
+                .severity(Severity::Warning)
+                .help(format!("OLM itself accepts up to {MAX_SIZE} bytes, but the documentation and other tools use 64 KiB; keep constraints small.")));
+        }
     }
-    if let Kind::Compound {
-        op: CompoundKind::Not,
-        ..
-    } = root.kind
-    {
-        out.push(at.d("OLM207", "a top-level `not` restricts nothing: it is met by any bundle that does not match, including this bundle itself", root.node.span, base.clone()).help(
-            "`not` only negates its children for one candidate at a time; at the root it adds a dependency on *some* non-matching bundle (possibly an unrelated one pulled in). Put `not` inside `all` next to a positive constraint, e.g. `all: [{package: foo}, {not: [{package: foo, versionRange: \">=2.0.0\"}]}]`. Note also that OLM's failure text for `not` omits the word \"not\".",
+
+    /// What OLM's strict decoder found (OLM201/203/208/212), in the decoder's order; the first
+    /// error is marked as the one OLM reports.
+    fn decode_issues(&self, issues: &[Issue], out: &mut Vec<Diagnostic>) {
+        let (at, value) = (&self.at, self.value);
+        let provisional = value.as_map().is_some_and(|m| {
+            m.iter().any(|e| {
+                PROVISIONAL_KEYS
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(&e.key))
+            })
+        });
+        let rewrite = if provisional {
+            provisional_rewrite(self.ctx, self.p, value)
+        } else {
+            None
+        };
+        let mut first_error = true;
+        for issue in issues {
+            let pointer = format!("{}{}", self.base, issue.pointer);
+            let olm = if issue.kind.is_error() && first_error {
+                first_error = false;
+                " — this is the error OLM reports"
+            } else {
+                ""
+            };
+            match &issue.kind {
+                IssueKind::TooLarge => {} // OLM204: `size`
+                IssueKind::MaxDepth => out.push(at.d("OLM201", "parse olm.constraint: exceeded max depth (more than 10000 nested JSON containers)", issue.span, pointer).help("Go's JSON decoder stops at 10000 nested containers (3332 nested compound constraints). Flatten the constraint.")),
+                IssueKind::UnknownField { key } if provisional && issue.pointer.matches('/').count() == 1 => {
+                    let mut d = provisional_value(at, value, key, issue.span, &pointer);
+                    if let Some(fix) = &rewrite {
+                        d = d.fix(fix.clone());
+                    }
+                    out.push(d);
+                }
+                IssueKind::UnknownField { key } => out.push(self.unknown_field(issue, key, pointer, olm)),
+                IssueKind::TypeMismatch => out.push(self.type_mismatch(issue, pointer, olm)),
+                IssueKind::KeyCase { canonical } => out.push(self.key_case(issue, canonical, pointer)),
+                IssueKind::DuplicateField { canonical } => out.push(
+                    at.d("OLM212", issue.message.clone(), issue.span, pointer).help(format!("Keep one `{canonical}` key; the earlier ones are silently ignored.")),
+                ),
+                IssueKind::MultipleKinds { used, ignored } => out.push(
+                    at.d("OLM203", format!("constraint sets {} kinds: {}", ignored.len() + 1, issue.message), issue.span, pointer).help(format!(
+                        "A constraint node holds exactly one of gvk, package, all, any, not, cel; OLM picks by precedence (gvk > package > all > any > not > cel) without validating the others. Keep only `{used}`, or combine them under `all:`."
+                    )),
+                ),
+            }
+        }
+    }
+
+    /// OLM201 for a key OLM does not know, with the key meant and a rename fix when there is one.
+    fn unknown_field(&self, issue: &Issue, key: &str, pointer: String, olm: &str) -> Diagnostic {
+        let (hint, fix) = did_you_mean(key, &issue.pointer);
+        let mut d = self.at.d("OLM201", format!("parse olm.constraint: {}{olm}", issue.message), issue.span, pointer).help(format!(
+            "OLM decodes constraints strictly: unknown keys make the whole resolution fail when a subscription reaches this bundle.{hint}"
         ));
+        if let Some(new) = fix.filter(|new| !sibling_has(self.value, &issue.pointer, new)) {
+            d = d.fix(Fix {
+                description: format!("rename `{key}` to `{new}`"),
+                safe: true,
+                edits: vec![Edit::rename(self.p.file, issue.span, new)],
+            });
+        }
+        d
     }
-    let max_depth = ctx
-        .config
-        .option_u64("OLM205", "max-depth")
-        .map_or(10, |v| v as usize);
-    let mut depth_reported = false;
-    root.walk(&mut |c| node_checks(ctx, &at, p, c, &base, max_depth, &mut depth_reported, out));
+
+    /// OLM201 for a value of the wrong JSON type, explaining a YAML 1.1 coercion when that is
+    /// the cause.
+    fn type_mismatch(&self, issue: &Issue, pointer: String, olm: &str) -> Diagnostic {
+        let node = self.value.at_pointer(&issue.pointer);
+        let coerced = node.is_some_and(Node::is_coerced_scalar);
+        let help = if coerced {
+            format!(
+                "YAML 1.1 read the unquoted {} as a {}; quote it.",
+                node.map(Node::display_scalar).unwrap_or_default(),
+                node.map_or("", Node::go_kind)
+            )
+        } else {
+            "See `olmlint explain OLM201` for the shape of each constraint kind.".to_string()
+        };
+        self.at
+            .d(
+                "OLM201",
+                format!("parse olm.constraint: {}{olm}", issue.message),
+                issue.span,
+                pointer,
+            )
+            .help(help)
+    }
+
+    /// OLM212 for a key in another case than OLM's, with a rename fix.
+    fn key_case(&self, issue: &Issue, canonical: &str, pointer: String) -> Diagnostic {
+        let mut d = self
+            .at
+            .d(
+                "OLM212",
+                format!("{}; write `{canonical}`", issue.message),
+                issue.span,
+                pointer,
+            )
+            .help(
+                "Go's JSON decoder accepts any case, but schemas, editors and other tools do not.",
+            );
+        // With a duplicate beside it, renaming would write the same key twice.
+        if !sibling_has(self.value, &issue.pointer, canonical) {
+            d = d.fix(Fix {
+                description: format!("rename key to `{canonical}`"),
+                safe: true,
+                edits: vec![Edit::rename(self.p.file, issue.span, canonical.to_string())],
+            });
+        }
+        d
+    }
+
+    /// The decoded constraint tree: a null value (OLM202, the indentation mistake), a top-level
+    /// `not` (OLM207), then every node.
+    fn tree(&self, root: &Constraint<'_>, out: &mut Vec<Diagnostic>) {
+        let (at, base) = (&self.at, &self.base);
+        if self.value.is_null() {
+            out.push(indentation_mistake(at, self.p, self.value, base));
+            return;
+        }
+        if let Kind::Compound {
+            op: CompoundKind::Not,
+            ..
+        } = root.kind
+        {
+            out.push(at.d("OLM207", "a top-level `not` restricts nothing: it is met by any bundle that does not match, including this bundle itself", root.node.span, base.clone()).help(
+                "`not` only negates its children for one candidate at a time; at the root it adds a dependency on *some* non-matching bundle (possibly an unrelated one pulled in). Put `not` inside `all` next to a positive constraint, e.g. `all: [{package: foo}, {not: [{package: foo, versionRange: \">=2.0.0\"}]}]`. Note also that OLM's failure text for `not` omits the word \"not\".",
+            ));
+        }
+        let max_depth = self
+            .ctx
+            .config
+            .option_u64("OLM205", "max-depth")
+            .map_or(10, |v| v as usize);
+        let mut depth_reported = false;
+        root.walk(&mut |c| {
+            node_checks(
+                self.ctx,
+                at,
+                self.p,
+                c,
+                base,
+                max_depth,
+                &mut depth_reported,
+                out,
+            );
+        });
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
