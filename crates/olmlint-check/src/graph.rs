@@ -34,76 +34,133 @@ fn loc(e: &ChannelEntry<'_>) -> Option<Location> {
     })
 }
 
+/// One channel's upgrade graph: its head, the replaces chain from it, the stranded entries,
+/// then OLM110 and OLM111 on the entries.
 fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
-    let file = c.doc.file;
-    let pkg = c.package.map_or("", |p| p.value);
-    let ch = c.name.map_or("", |n| n.value);
-    // Named entries, first occurrence of each name (duplicates are OLM103).
-    let mut seen_names = HashSet::new();
-    let entries: Vec<&ChannelEntry<'_>> = c
-        .entries
-        .iter()
-        .filter(|e| !e.name().is_empty() && seen_names.insert(e.name()))
-        .collect();
-    if entries.is_empty() {
+    let Some(g) = ChannelGraph::new(c) else {
         return;
+    };
+    let Some(head) = g.head(out) else {
+        return;
+    };
+    let (chain, remaining) = g.replaces_chain(head, out);
+    let reported_stranded = g.stranded(head, remaining, out);
+    let tail = chain.last().copied();
+    // A bundle directory's `replaces` is OLM802's; its `skips` naming bundles removed
+    // from the repository long ago are the norm there, not a typo.
+    let from_directory = g.entries.first().is_some_and(|e| e.from_directory);
+    if !from_directory && ctx.bundles_known(g.pkg) {
+        replaces_missing(ctx, c, &g.entries, &g.by_name, tail, out);
     }
-    let by_name: HashMap<&str, &ChannelEntry<'_>> = entries
-        .iter()
-        .filter_map(|e| Some((e.name?.value, *e)))
-        .collect();
-    let mut incoming: HashSet<&str> = HashSet::new();
-    let mut skipped: HashSet<&str> = HashSet::new();
-    for e in &entries {
-        if let Some(r) = e.replaces.filter(|r| !r.value.is_empty()) {
-            incoming.insert(r.value);
+    dangling(ctx, c, &g.entries, head, &reported_stranded, out);
+}
+
+/// A channel's named entries and the edges between them, as opm's channel checks see them.
+struct ChannelGraph<'c, 'a> {
+    c: &'c Channel<'a>,
+    pkg: &'a str,
+    ch: &'a str,
+    /// Named entries, first occurrence of each name (duplicates are OLM103).
+    entries: Vec<&'c ChannelEntry<'a>>,
+    by_name: HashMap<&'a str, &'c ChannelEntry<'a>>,
+    /// Names some entry replaces or skips.
+    incoming: HashSet<&'a str>,
+    /// Names some entry skips.
+    skipped: HashSet<&'a str>,
+}
+
+impl<'c, 'a> ChannelGraph<'c, 'a> {
+    /// The graph of `c`, or `None` when no entry has a name.
+    fn new(c: &'c Channel<'a>) -> Option<Self> {
+        let mut seen_names = HashSet::new();
+        let entries: Vec<&ChannelEntry<'_>> = c
+            .entries
+            .iter()
+            .filter(|e| !e.name().is_empty() && seen_names.insert(e.name()))
+            .collect();
+        if entries.is_empty() {
+            return None;
         }
-        for s in &e.skips {
-            incoming.insert(s.value);
-            skipped.insert(s.value);
+        let by_name: HashMap<&str, &ChannelEntry<'_>> = entries
+            .iter()
+            .filter_map(|e| Some((e.name?.value, *e)))
+            .collect();
+        let mut incoming: HashSet<&str> = HashSet::new();
+        let mut skipped: HashSet<&str> = HashSet::new();
+        for e in &entries {
+            if let Some(r) = e.replaces.filter(|r| !r.value.is_empty()) {
+                incoming.insert(r.value);
+            }
+            for s in &e.skips {
+                incoming.insert(s.value);
+                skipped.insert(s.value);
+            }
         }
+        Some(ChannelGraph {
+            c,
+            pkg: c.package.map_or("", |p| p.value),
+            ch: c.name.map_or("", |n| n.value),
+            entries,
+            by_name,
+            incoming,
+            skipped,
+        })
     }
-    let d = |msg: String| {
+
+    /// An OLM105 finding about this channel.
+    fn d(&self, msg: String) -> Diagnostic {
+        let (pkg, ch) = (self.pkg, self.ch);
         Diagnostic::new(
             "OLM105",
             format!("invalid channel {ch:?} of package {pkg:?}: {msg}"),
         )
         .package(Some(pkg))
-    };
-    let mut heads: Vec<&ChannelEntry<'_>> = entries
-        .iter()
-        .copied()
-        .filter(|e| !incoming.contains(e.name()))
-        .collect();
-    heads.sort_by_key(|e| e.name());
-    let mut reported_stranded: HashSet<&str> = HashSet::new();
-    let head = match heads.as_slice() {
-        [] => {
-            out.push(
-                d("no channel head found in graph".into())
-                    .at(file, c.name.map_or(c.doc.node.span, |n| n.node.span))
-                    .pointer("/name")
-                    .help("Every entry is replaced or skipped by another, so the graph is a cycle. The newest bundle must not be named in any `replaces` or `skips`."),
-            );
-            None
-        }
-        [h] => Some(*h),
-        many => {
-            let names: Vec<&str> = many.iter().map(|e| e.name()).collect();
-            let mut diag = d(format!("multiple channel heads found in graph: {}", names.join(", ")))
-                .at(many.get(1).map_or(file, |e| e.file), many.get(1).and_then(|e| loc(e)).map_or(c.doc.node.span, |l| l.span))
-                .pointer(many.get(1).map_or_else(|| "/entries/0".into(), |e| e.pointer("")))
-                .help("Exactly one entry may be left unreplaced. Make the older heads part of the chain with `replaces:` or `skips:` on a newer entry (`skipRange` alone does not count as an edge).");
-            for e in many {
-                diag = diag.related(format!("head {}", e.name()), loc(e));
+    }
+
+    /// The one entry nothing replaces or skips; none (a cycle) or several are OLM105.
+    fn head(&self, out: &mut Vec<Diagnostic>) -> Option<&'c ChannelEntry<'a>> {
+        let (c, file) = (self.c, self.c.doc.file);
+        let mut heads: Vec<&ChannelEntry<'_>> = self
+            .entries
+            .iter()
+            .copied()
+            .filter(|e| !self.incoming.contains(e.name()))
+            .collect();
+        heads.sort_by_key(|e| e.name());
+        match heads.as_slice() {
+            [] => {
+                out.push(
+                    self.d("no channel head found in graph".into())
+                        .at(file, c.name.map_or(c.doc.node.span, |n| n.node.span))
+                        .pointer("/name")
+                        .help("Every entry is replaced or skipped by another, so the graph is a cycle. The newest bundle must not be named in any `replaces` or `skips`."),
+                );
+                None
             }
-            out.push(diag);
-            None
+            [h] => Some(*h),
+            many => {
+                let names: Vec<&str> = many.iter().map(|e| e.name()).collect();
+                let mut diag = self.d(format!("multiple channel heads found in graph: {}", names.join(", ")))
+                    .at(many.get(1).map_or(file, |e| e.file), many.get(1).and_then(|e| loc(e)).map_or(c.doc.node.span, |l| l.span))
+                    .pointer(many.get(1).map_or_else(|| "/entries/0".into(), |e| e.pointer("")))
+                    .help("Exactly one entry may be left unreplaced. Make the older heads part of the chain with `replaces:` or `skips:` on a newer entry (`skipRange` alone does not count as an edge).");
+                for e in many {
+                    diag = diag.related(format!("head {}", e.name()), loc(e));
+                }
+                out.push(diag);
+                None
+            }
         }
-    };
-    if let Some(head) = head {
-        // Walk the replaces chain from the head, as opm's validateReplacesChain does.
-        let mut remaining: HashSet<&str> = entries.iter().map(|e| e.name()).collect();
+    }
+
+    /// Walks the replaces chain from the head, as opm's validateReplacesChain does (a cycle is
+    /// OLM105): the chain, and the entries it did not reach (none after a cycle).
+    fn replaces_chain(
+        &self,
+        head: &'c ChannelEntry<'a>,
+        out: &mut Vec<Diagnostic>,
+    ) -> (Vec<&'a str>, HashSet<&'a str>) {
+        let mut remaining: HashSet<&str> = self.entries.iter().map(|e| e.name()).collect();
         let mut chain: Vec<&str> = Vec::new();
         let mut pos: HashMap<&str, usize> = HashMap::new();
         let mut cur = Some(head);
@@ -115,14 +172,14 @@ fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
             let Some(r) = e.replaces.filter(|r| !r.value.is_empty()) else {
                 break;
             };
-            if skipped.contains(r.value) {
+            if self.skipped.contains(r.value) {
                 break;
             }
             if let Some(&at) = pos.get(r.value) {
                 let mut cycle: Vec<&str> = chain.get(at..).unwrap_or(&[]).to_vec();
                 cycle.push(r.value);
                 out.push(
-                    d(format!("detected cycle in replaces chain of upgrade graph: {}", cycle.join(" -> ")))
+                    self.d(format!("detected cycle in replaces chain of upgrade graph: {}", cycle.join(" -> ")))
                         .at(e.file, r.node.span)
                         .pointer(e.pointer("replaces"))
                         .help("An entry cannot (indirectly) replace itself; fix this `replaces` so the chain ends at the oldest bundle."),
@@ -130,37 +187,44 @@ fn channel(ctx: &Ctx<'_>, c: &Channel<'_>, out: &mut Vec<Diagnostic>) {
                 remaining.clear();
                 break;
             }
-            cur = by_name.get(r.value).copied();
+            cur = self.by_name.get(r.value).copied();
             if cur.is_none() {
                 // The tail may replace a bundle that is gone (pruned catalogs do this).
                 break;
             }
         }
+        (chain, remaining)
+    }
+
+    /// OLM105 for the entries neither on the chain nor skipped by anyone; returns their names
+    /// (OLM111 does not report them again).
+    fn stranded(
+        &self,
+        head: &ChannelEntry<'_>,
+        mut remaining: HashSet<&'a str>,
+        out: &mut Vec<Diagnostic>,
+    ) -> HashSet<&'a str> {
+        let mut reported_stranded: HashSet<&str> = HashSet::new();
         // Entries skipped by anyone are not stranded.
-        remaining.retain(|n| !skipped.contains(n));
-        if !remaining.is_empty() {
-            let mut names: Vec<&str> = remaining.iter().copied().collect();
-            names.sort_unstable();
-            let first = names.first().and_then(|n| by_name.get(n));
-            out.push(
-                d(format!("channel contains one or more stranded bundles: {}", names.join(", ")))
-                    .at(first.map_or(file, |e| e.file), first.and_then(|e| loc(e)).map_or(c.doc.node.span, |l| l.span))
-                    .pointer(first.map_or_else(|| "/entries/0".into(), |e| e.pointer("")))
-                    .help(format!(
-                        "These entries are neither on the replaces chain from the head {:?} nor skipped by any entry, so no upgrade ever reaches or leaves them. Add them to the chain with `replaces:` or `skips:`, or remove them.",
-                        head.name()
-                    )),
-            );
-            reported_stranded.extend(names);
+        remaining.retain(|n| !self.skipped.contains(n));
+        if remaining.is_empty() {
+            return reported_stranded;
         }
-        let tail = chain.last().copied();
-        // A bundle directory's `replaces` is OLM802's; its `skips` naming bundles removed
-        // from the repository long ago are the norm there, not a typo.
-        let from_directory = entries.first().is_some_and(|e| e.from_directory);
-        if !from_directory && ctx.bundles_known(c.package.map_or("", |p| p.value)) {
-            replaces_missing(ctx, c, &entries, &by_name, tail, out);
-        }
-        dangling(ctx, c, &entries, head, &reported_stranded, out);
+        let (c, file) = (self.c, self.c.doc.file);
+        let mut names: Vec<&str> = remaining.iter().copied().collect();
+        names.sort_unstable();
+        let first = names.first().and_then(|n| self.by_name.get(n));
+        out.push(
+            self.d(format!("channel contains one or more stranded bundles: {}", names.join(", ")))
+                .at(first.map_or(file, |e| e.file), first.and_then(|e| loc(e)).map_or(c.doc.node.span, |l| l.span))
+                .pointer(first.map_or_else(|| "/entries/0".into(), |e| e.pointer("")))
+                .help(format!(
+                    "These entries are neither on the replaces chain from the head {:?} nor skipped by any entry, so no upgrade ever reaches or leaves them. Add them to the chain with `replaces:` or `skips:`, or remove them.",
+                    head.name()
+                )),
+        );
+        reported_stranded.extend(names);
+        reported_stranded
     }
 }
 
