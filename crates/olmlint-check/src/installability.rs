@@ -227,6 +227,9 @@ fn at_bundles(
     d
 }
 
+/// The findings of a bundle OLM cannot install: OLM506 when the search gave up; otherwise
+/// OLM501 (with OLM505 for a broken reached bundle, OLM504 for a conflict among its own
+/// dependencies), pointing at the constraints and bundles the proof involves.
 fn uninstallable(
     ctx: &Ctx<'_>,
     r: &Resolution,
@@ -235,72 +238,110 @@ fn uninstallable(
     verdict: &Verdict,
     out: &mut Vec<Diagnostic>,
 ) {
-    let starts = r.bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]);
-    let loc = name_location(b);
-    let (pkg, name) = (Some(b.package()), Some(b.name()));
-    let mut d = match verdict {
+    let f = Failure {
+        ctx,
+        r,
+        bi,
+        b,
+        starts: r.bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]),
+        loc: name_location(b),
+    };
+    let d = match verdict {
         Verdict::BudgetExceeded => {
-            out.push(
-                Diagnostic::new("OLM506", format!("could not decide whether {} is installable within {} conflicts", b.name(), ctx.config.sat_conflicts))
-                    .at(loc.file, loc.span)
-                    .pointer("/name")
-                    .package(pkg)
-                    .bundle(name)
-                    .help("The dependency problem is unusually hard (OLM has no limit and may take very long). Raise `limits.sat-conflicts` in .olmlint.yaml to keep searching."),
-            );
+            out.push(f.budget_exceeded());
             return;
         }
-        Verdict::HardError { entry, message } => {
-            let own = starts.contains(entry);
-            let reached = entry_bundle(ctx, r, *entry);
-            let who = reached.map_or("a reached bundle", |(_, x)| x.name());
-            if !own {
-                let mut d505 = Diagnostic::new("OLM505", format!("installing {} reaches {who}, whose dependencies OLM cannot evaluate: {message}", b.name()))
-                    .at(loc.file, loc.span)
-                    .pointer("/name")
-                    .package(pkg)
-                    .bundle(name)
-                    .help(format!("OLM aborts the whole resolution (for every subscription in the namespace) as soon as it reaches {who}. Fix that bundle's constraint, or move it off the channels other bundles depend on."));
-                if let Some((rb, _)) = reached {
-                    if let Some(dep) = r.deps.get(rb).and_then(|ds| {
-                        ds.iter()
-                            .find(|d| d.error.is_some() || d.channel_error.is_some())
-                    }) {
-                        if let Some((l, _)) = property_loc(ctx, rb, dep.property) {
-                            d505 = d505.related(format!("the broken dependency of {who}"), Some(l));
-                        }
-                    }
-                }
-                out.push(d505);
-            }
-            let mut d501 = Diagnostic::new("OLM501", explain(&r.problem, verdict));
-            if !own {
-                d501 = d501.explained_by(loc);
-            }
-            // The bundle's own broken constraint is the cause, reported where it is written.
-            if own {
-                for dep in r.deps.get(bi).into_iter().flatten() {
-                    if dep.error.is_some() {
-                        if let Some((l, _)) = property_loc(ctx, bi, dep.property) {
-                            d501 = d501.explained_by(l);
-                        }
-                    }
-                }
-            }
-            d501
-        }
+        Verdict::HardError { entry, message } => f.hard_error(*entry, message, verdict, out),
         Verdict::Unsatisfiable { core } => {
-            conflicting_dependencies(ctx, r, bi, b, starts, core, out);
+            conflicting_dependencies(ctx, r, bi, b, f.starts, core, out);
             Diagnostic::new("OLM501", explain(&r.problem, verdict))
         }
         Verdict::Installable { .. } => return,
     };
-    d = d
-        .at(loc.file, loc.span)
-        .pointer("/name")
-        .package(pkg)
-        .bundle(name);
+    let mut d = f.on_name(d);
     if let Verdict::Unsatisfiable { core } = verdict {
+        d = f.core_locations(d, core);
+    }
+    out.push(d.help(f.help(verdict)));
+}
+
+/// A bundle OLM cannot install, and where its findings go.
+struct Failure<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    r: &'c Resolution,
+    bi: usize,
+    b: &'c Bundle<'c>,
+    /// The entries a subscription to the bundle starts from.
+    starts: &'c [EntryId],
+    /// The bundle's name.
+    loc: Location,
+}
+
+impl Failure<'_, '_> {
+    /// `d` at the bundle's name, naming the bundle and its package.
+    fn on_name(&self, d: Diagnostic) -> Diagnostic {
+        d.at(self.loc.file, self.loc.span)
+            .pointer("/name")
+            .package(Some(self.b.package()))
+            .bundle(Some(self.b.name()))
+    }
+
+    /// OLM506: the conflict budget ran out before a decision.
+    fn budget_exceeded(&self) -> Diagnostic {
+        self.on_name(Diagnostic::new("OLM506", format!("could not decide whether {} is installable within {} conflicts", self.b.name(), self.ctx.config.sat_conflicts)))
+            .help("The dependency problem is unusually hard (OLM has no limit and may take very long). Raise `limits.sat-conflicts` in .olmlint.yaml to keep searching.")
+    }
+
+    /// OLM501 for a resolution OLM aborts at an undecodable constraint: explained by the
+    /// bundle's own broken constraints, or by an OLM505 (pushed here) when the broken bundle is
+    /// one it reaches.
+    fn hard_error(
+        &self,
+        entry: EntryId,
+        message: &str,
+        verdict: &Verdict,
+        out: &mut Vec<Diagnostic>,
+    ) -> Diagnostic {
+        let (ctx, r, b) = (self.ctx, self.r, self.b);
+        let own = self.starts.contains(&entry);
+        let reached = entry_bundle(ctx, r, entry);
+        let who = reached.map_or("a reached bundle", |(_, x)| x.name());
+        if !own {
+            let mut d505 = self.on_name(Diagnostic::new("OLM505", format!("installing {} reaches {who}, whose dependencies OLM cannot evaluate: {message}", b.name())))
+                .help(format!("OLM aborts the whole resolution (for every subscription in the namespace) as soon as it reaches {who}. Fix that bundle's constraint, or move it off the channels other bundles depend on."));
+            if let Some((rb, _)) = reached {
+                if let Some(dep) = r.deps.get(rb).and_then(|ds| {
+                    ds.iter()
+                        .find(|d| d.error.is_some() || d.channel_error.is_some())
+                }) {
+                    if let Some((l, _)) = property_loc(ctx, rb, dep.property) {
+                        d505 = d505.related(format!("the broken dependency of {who}"), Some(l));
+                    }
+                }
+            }
+            out.push(d505);
+        }
+        let mut d501 = Diagnostic::new("OLM501", explain(&r.problem, verdict));
+        if !own {
+            d501 = d501.explained_by(self.loc);
+        }
+        // The bundle's own broken constraint is the cause, reported where it is written.
+        if own {
+            for dep in r.deps.get(self.bi).into_iter().flatten() {
+                if dep.error.is_some() {
+                    if let Some((l, _)) = property_loc(ctx, self.bi, dep.property) {
+                        d501 = d501.explained_by(l);
+                    }
+                }
+            }
+        }
+        d501
+    }
+
+    /// The unsatisfiable core's items on `d`: each dependency where it is written (explaining
+    /// `d` when it is the bundle's own), the bundles of each invariant.
+    fn core_locations(&self, mut d: Diagnostic, core: &[CoreItem]) -> Diagnostic {
+        let (ctx, r) = (self.ctx, self.r);
         for item in core {
             match item {
                 CoreItem::Dependency { entry, index } => {
@@ -311,7 +352,7 @@ fn uninstallable(
                         .and_then(|dep| r.origins.get(dep.origin as usize));
                     if let Some(o) = origin {
                         if let Some((l, _)) = property_loc(ctx, o.bundle, o.property) {
-                            if starts.contains(entry) {
+                            if self.starts.contains(entry) {
                                 d = d.explained_by(l);
                             }
                             let owner = ctx.bundle(o.bundle).map_or("", |x| x.name());
@@ -347,41 +388,48 @@ fn uninstallable(
                 _ => {}
             }
         }
+        d
     }
-    let cel_messages: Vec<String> = r
-        .deps
-        .get(bi)
-        .into_iter()
-        .flatten()
-        .filter_map(|x| x.failure_message.as_deref().map(str::to_string))
-        .collect();
-    let authors = if cel_messages.is_empty() {
-        String::new()
-    } else {
+
+    /// OLM501's help: what a subscription fails with on a cluster, the authors' CEL failure
+    /// messages, and where a dependency absent from every loaded catalog may come from.
+    fn help(&self, verdict: &Verdict) -> String {
+        let (r, b) = (self.r, self.b);
+        let cel_messages: Vec<String> = r
+            .deps
+            .get(self.bi)
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x.failure_message.as_deref().map(str::to_string))
+            .collect();
+        let authors = if cel_messages.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " The authors' failure messages: {}.",
+                cel_messages.join("; ")
+            )
+        };
+        // The "other catalogs" hint only where a dependency is absent from every loaded catalog
+        // (with --closed-world; in the open world those are assumed met and OLM507 says so).
+        let absent = r
+            .deps
+            .get(self.bi)
+            .into_iter()
+            .flatten()
+            .any(|x| x.absent && x.candidates.is_empty());
+        let hint = if absent {
+            " (A dependency is in none of the loaded catalogs: if another catalog of the cluster provides it, add that catalog with `--context PATH` or declare it under `provided:` in .olmlint.yaml.)"
+        } else {
+            ""
+        };
         format!(
-            " The authors' failure messages: {}.",
-            cel_messages.join("; ")
+            "A subscription to {} with startingCSV {} fails on a cluster with: {}.{authors}{hint}",
+            b.package(),
+            b.name(),
+            olm_message(&r.problem, verdict)
         )
-    };
-    // The "other catalogs" hint only where a dependency is absent from every loaded catalog
-    // (with --closed-world; in the open world those are assumed met and OLM507 says so).
-    let absent = r
-        .deps
-        .get(bi)
-        .into_iter()
-        .flatten()
-        .any(|x| x.absent && x.candidates.is_empty());
-    let hint = if absent {
-        " (A dependency is in none of the loaded catalogs: if another catalog of the cluster provides it, add that catalog with `--context PATH` or declare it under `provided:` in .olmlint.yaml.)"
-    } else {
-        ""
-    };
-    out.push(d.help(format!(
-        "A subscription to {} with startingCSV {} fails on a cluster with: {}.{authors}{hint}",
-        b.package(),
-        b.name(),
-        olm_message(&r.problem, verdict)
-    )));
+    }
 }
 
 /// OLM504: the core involves only this bundle's own dependencies plus invariants.
