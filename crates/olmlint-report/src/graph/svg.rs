@@ -3,7 +3,9 @@
 //! the one it may upgrade to).
 
 use super::layout::{layered, Layout};
-use super::{node_class, node_lines, title, Change, ChannelGraph, EdgeKind, PackageGraph};
+use super::{
+    node_class, node_lines, title, Change, ChannelGraph, Edge, EdgeKind, Node, PackageGraph,
+};
 use std::fmt::Write as _;
 
 const FONT: f64 = 12.0;
@@ -77,41 +79,10 @@ pub fn shorten(t: &str, max: usize) -> String {
 }
 
 /// One channel drawn at the origin: its SVG elements, width and height.
-// `labels`, `sizes`, `pos` and `rank` have one entry per node; edge ends are node indices
-// from the name index: always in bounds.
-#[allow(clippy::indexing_slicing)]
 fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
-    let labels: Vec<Vec<String>> = c
-        .nodes
-        .iter()
-        .map(|n| {
-            node_lines(n)
-                .iter()
-                .map(|l| shorten(l, MAX_LABEL))
-                .collect()
-        })
-        .collect();
-    let sizes: Vec<(f64, f64)> = labels
-        .iter()
-        .map(|lines| {
-            let chars = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-            (
-                (chars as f64 * CHAR + 2.0 * PAD_X).max(60.0),
-                lines.len() as f64 * LINE + 2.0 * PAD_Y,
-            )
-        })
-        .collect();
-    let index: std::collections::HashMap<&str, usize> = c
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.name.as_str(), i))
-        .collect();
-    let ends: Vec<Option<(usize, usize)>> = c
-        .edges
-        .iter()
-        .map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?)))
-        .collect();
+    let labels = node_labels(c);
+    let sizes = node_sizes(&labels);
+    let ends = edge_ends(c);
     let pairs: Vec<(usize, usize)> = ends.iter().flatten().copied().collect();
     let Layout {
         width,
@@ -123,7 +94,13 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
     let mut back = back.into_iter();
     let heading = title(p, c);
     let width = width.max(heading.chars().count() as f64 * CHAR * 1.1);
-    let (ox, oy) = (0.0, TITLE);
+    let at = Placement {
+        sizes: &sizes,
+        pos: &pos,
+        rank: &rank,
+        ox: 0.0,
+        oy: TITLE,
+    };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -135,12 +112,79 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
     for (e, end) in c.edges.iter().zip(&ends) {
         let Some((from, to)) = *end else { continue };
         let is_back = back.next().unwrap_or(false);
-        let (fx, fy) = pos[from];
-        let (tx, ty) = pos[to];
+        at.draw_edge(&mut s, e, from, to, is_back);
+    }
+    for ((i, n), lines) in c.nodes.iter().enumerate().zip(&labels) {
+        at.draw_node(&mut s, i, n, lines);
+    }
+    (s, width, at.oy + height)
+}
+
+/// Each node's label lines, cut to [`MAX_LABEL`].
+fn node_labels(c: &ChannelGraph) -> Vec<Vec<String>> {
+    c.nodes
+        .iter()
+        .map(|n| {
+            node_lines(n)
+                .iter()
+                .map(|l| shorten(l, MAX_LABEL))
+                .collect()
+        })
+        .collect()
+}
+
+/// Each node's box (width, height) around its label lines.
+fn node_sizes(labels: &[Vec<String>]) -> Vec<(f64, f64)> {
+    labels
+        .iter()
+        .map(|lines| {
+            let chars = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
+            (
+                (chars as f64 * CHAR + 2.0 * PAD_X).max(60.0),
+                lines.len() as f64 * LINE + 2.0 * PAD_Y,
+            )
+        })
+        .collect()
+}
+
+/// Each edge's ends as node indices (`None` when an end is not a node of the channel).
+fn edge_ends(c: &ChannelGraph) -> Vec<Option<(usize, usize)>> {
+    let index: std::collections::HashMap<&str, usize> = c
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.name.as_str(), i))
+        .collect();
+    c.edges
+        .iter()
+        .map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?)))
+        .collect()
+}
+
+/// Where the layout put each node (one entry per node in `sizes`, `pos` and `rank`), drawn
+/// at the offset (`ox`, `oy`).
+struct Placement<'l> {
+    sizes: &'l [(f64, f64)],
+    pos: &'l [(f64, f64)],
+    rank: &'l [usize],
+    ox: f64,
+    oy: f64,
+}
+
+// `sizes`, `pos` and `rank` have one entry per node; edge ends are node indices from the
+// name index: always in bounds.
+#[allow(clippy::indexing_slicing)]
+impl Placement<'_> {
+    /// The edge `e` from node `from` to node `to` (`is_back`: reversed by the layout to break
+    /// a cycle), with its tooltip and, for parallel edges folded into one, their count.
+    fn draw_edge(&self, s: &mut String, e: &Edge, from: usize, to: usize, is_back: bool) {
+        let (sizes, ox, oy) = (self.sizes, self.ox, self.oy);
+        let (fx, fy) = self.pos[from];
+        let (tx, ty) = self.pos[to];
         // From the older bundle (to) up to the newer (from): the upgrade direction.
         let (x1, y1) = (ox + tx + sizes[to].0 / 2.0, oy + ty);
         let (x2, y2) = (ox + fx + sizes[from].0 / 2.0, oy + fy + sizes[from].1);
-        let span = rank[to].abs_diff(rank[from]);
+        let span = self.rank[to].abs_diff(self.rank[from]);
         let path = if from == to {
             let (x, y) = (ox + fx + sizes[from].0, oy + fy + sizes[from].1 / 2.0);
             format!("M{x:.1},{:.1} c30,-20 30,20 0,8", y - 4.0)
@@ -166,40 +210,11 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
                 y2 + dy
             )
         };
-        let mut classes = vec![match e.kind {
-            EdgeKind::Replaces => "replaces",
-            EdgeKind::Skips => "skips",
-            EdgeKind::SkipRange => "skipRange",
-        }];
-        if e.cycle {
-            classes.push("cycle");
-        }
-        match e.change {
-            Some(Change::Added) => classes.push("e-added"),
-            Some(Change::Removed) => classes.push("e-removed"),
-            Some(Change::Repointed) => classes.push("e-repointed"),
-            None => {}
-        }
-        let tip = format!(
-            "{} {} {}{}",
-            e.from,
-            match e.kind {
-                EdgeKind::Replaces => "replaces",
-                EdgeKind::Skips => "skips",
-                EdgeKind::SkipRange => "has a skipRange containing",
-            },
-            e.to,
-            if e.count > 1 {
-                format!(" ({} edges)", e.count)
-            } else {
-                String::new()
-            }
-        );
         let _ = writeln!(
             s,
             "<path class=\"{}\" d=\"{path}\" marker-end=\"url(#arrow)\"><title>{}</title></path>",
-            classes.join(" "),
-            esc(&tip)
+            edge_classes(e).join(" "),
+            esc(&edge_tip(e))
         );
         if e.count > 1 {
             let _ = writeln!(
@@ -211,9 +226,11 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
             );
         }
     }
-    for (i, n) in c.nodes.iter().enumerate() {
-        let (x, y) = (ox + pos[i].0, oy + pos[i].1);
-        let (w, h) = sizes[i];
+
+    /// Node `i` (`n`, whose label is `lines`): its box, tooltip and label.
+    fn draw_node(&self, s: &mut String, i: usize, n: &Node, lines: &[String]) {
+        let (x, y) = (self.ox + self.pos[i].0, self.oy + self.pos[i].1);
+        let (w, h) = self.sizes[i];
         let mut class = node_class(n).to_string();
         if n.head {
             class.push_str(" head");
@@ -221,22 +238,12 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
         if n.change == Some(Change::Removed) {
             class.push_str(" gone");
         }
-        let mut tip = n.name.clone();
-        if let Some(v) = &n.version {
-            let _ = write!(tip, " (version {v})");
-        }
-        for f in &n.folded {
-            let _ = write!(tip, "\n  {f}");
-        }
-        for f in &n.findings {
-            let _ = write!(tip, "\n{} {}: {}", f.rule, f.severity, f.message);
-        }
         let _ = write!(
             s,
             "<g class=\"{class}\"><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{h:.1}\" rx=\"4\"/>",
-            esc(&tip)
+            esc(&node_tip(n))
         );
-        for (k, line) in labels[i].iter().enumerate() {
+        for (k, line) in lines.iter().enumerate() {
             let _ = write!(
                 s,
                 "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
@@ -247,7 +254,59 @@ fn channel_body(p: &PackageGraph, c: &ChannelGraph) -> (String, f64, f64) {
         }
         s.push_str("</g>\n");
     }
-    (s, width, oy + height)
+}
+
+/// The style classes of an edge: its kind, a cycle, a change.
+fn edge_classes(e: &Edge) -> Vec<&'static str> {
+    let mut classes = vec![match e.kind {
+        EdgeKind::Replaces => "replaces",
+        EdgeKind::Skips => "skips",
+        EdgeKind::SkipRange => "skipRange",
+    }];
+    if e.cycle {
+        classes.push("cycle");
+    }
+    match e.change {
+        Some(Change::Added) => classes.push("e-added"),
+        Some(Change::Removed) => classes.push("e-removed"),
+        Some(Change::Repointed) => classes.push("e-repointed"),
+        None => {}
+    }
+    classes
+}
+
+/// An edge's tooltip: what it says, and how many edges it stands for.
+fn edge_tip(e: &Edge) -> String {
+    format!(
+        "{} {} {}{}",
+        e.from,
+        match e.kind {
+            EdgeKind::Replaces => "replaces",
+            EdgeKind::Skips => "skips",
+            EdgeKind::SkipRange => "has a skipRange containing",
+        },
+        e.to,
+        if e.count > 1 {
+            format!(" ({} edges)", e.count)
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// A node's tooltip: name and version, the bundles folded into it, its findings.
+fn node_tip(n: &Node) -> String {
+    let mut tip = n.name.clone();
+    if let Some(v) = &n.version {
+        let _ = write!(tip, " (version {v})");
+    }
+    for f in &n.folded {
+        let _ = write!(tip, "\n  {f}");
+    }
+    for f in &n.findings {
+        let _ = write!(tip, "\n{} {}: {}", f.rule, f.severity, f.message);
+    }
+    tip
 }
 
 const DEFS: &str = "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" style=\"fill:#555;stroke:none\"/></marker></defs>";
