@@ -4,7 +4,9 @@
 use olmlint_load::{self as load, Limits};
 use olmlint_model::index::Index;
 use olmlint_model::resolution::{self, Provided, Source};
-use olmlint_semantics::sat::{self, Budget, DepOwner, EntryId, Subscription, Verdict};
+use olmlint_semantics::sat::{
+    self, Budget, ChosenDependency, DepOwner, EntryId, Subscription, Verdict,
+};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -131,6 +133,41 @@ fn answer(
     home_catalog: Option<&olmlint_model::Catalog<'_>>,
 ) -> Result<Answer, String> {
     let problem = &r.problem;
+    let (subs, installed_ids) = namespace(req, problem)?;
+    let subscriptions = subs
+        .iter()
+        .map(|sub| {
+            Ok(Subscription {
+                candidates: subscription_candidates(r, home_catalog, sub)?,
+                name: sub.name(),
+            })
+        })
+        .collect::<Result<Vec<_>, String>>();
+    let subscriptions = match subscriptions {
+        Ok(s) => s,
+        Err(why) => return Ok(no_candidates(req, why)),
+    };
+    let res =
+        sat::resolve_subscriptions(problem, &subscriptions, &installed_ids, Budget::default());
+    Ok(match &res.verdict {
+        Verdict::Installable { chosen } => {
+            let tree = Tree {
+                problem,
+                subs: &subs,
+                subscriptions: &subscriptions,
+            };
+            tree.installable(req, chosen, &res.choices)
+        }
+        other => not_installable(req, problem, other),
+    })
+}
+
+/// The namespace's subscriptions, the requested one first, each with its installed CSV
+/// among `--installed`; and the installed bundles no subscription holds (they must stay).
+fn namespace<'q>(
+    req: &'q Request,
+    problem: &sat::Problem,
+) -> Result<(Vec<Sub<'q>>, Vec<EntryId>), String> {
     let mut installed_ids = Vec::new();
     let mut current: Vec<(&str, EntryId)> = Vec::new();
     for name in &req.installed {
@@ -158,116 +195,135 @@ fn answer(
             _ => installed_ids.push(id),
         }
     }
-    let mut subscriptions = Vec::new();
-    for sub in &subs {
-        match subscription_candidates(r, home_catalog, sub) {
-            Ok(candidates) => subscriptions.push(Subscription {
-                name: sub.name(),
-                candidates,
-            }),
-            Err(why) => {
-                return Ok(Answer {
-                    package: req.package.clone(),
-                    bundle: req.bundle.clone(),
-                    installable: false,
-                    installed: Vec::new(),
-                    explanation: Some(why),
-                    reasons: Vec::new(),
-                    olm_reasons: Vec::new(),
-                    tree: Vec::new(),
-                })
-            }
+    Ok((subs, installed_ids))
+}
+
+/// The answer when a subscription has no candidate: `why`, OLM's reason.
+fn no_candidates(req: &Request, why: String) -> Answer {
+    Answer {
+        package: req.package.clone(),
+        bundle: req.bundle.clone(),
+        installable: false,
+        installed: Vec::new(),
+        explanation: Some(why),
+        reasons: Vec::new(),
+        olm_reasons: Vec::new(),
+        tree: Vec::new(),
+    }
+}
+
+/// The answer when the solver finds no installable set (or gives up): its explanation.
+fn not_installable(req: &Request, problem: &sat::Problem, verdict: &Verdict) -> Answer {
+    Answer {
+        package: req.package.clone(),
+        bundle: None,
+        installable: false,
+        installed: vec![],
+        reasons: sat::explain_parts(problem, verdict).1,
+        olm_reasons: sat::olm_reasons(problem, verdict, &sat::OlmStyle::default()),
+        explanation: Some(match verdict {
+            Verdict::BudgetExceeded => "the solver budget ran out before a decision".to_string(),
+            v @ Verdict::Unsatisfiable { .. } => format!(
+                "{}. On the cluster, OLM reports: {}",
+                sat::explain(problem, v),
+                sat::olm_message(problem, v)
+            ),
+            v => sat::explain(problem, v),
+        }),
+        tree: vec![],
+    }
+}
+
+/// What an installable resolution is made of: the problem and the namespace's subscriptions
+/// (`subs` and their candidates, `subscriptions`, in the same order).
+struct Tree<'t> {
+    problem: &'t sat::Problem,
+    subs: &'t [Sub<'t>],
+    subscriptions: &'t [Subscription],
+}
+
+impl Tree<'_> {
+    /// The answer for the installed set `chosen`: the bundle the request gets, every bundle
+    /// installed, and the install tree from the solver's `choices`.
+    fn installable(
+        &self,
+        req: &Request,
+        chosen: &[EntryId],
+        choices: &[ChosenDependency],
+    ) -> Answer {
+        let requested: &[EntryId] = self.subscriptions.first().map_or(&[], |s| &s.candidates);
+        let mut installed: Vec<String> = chosen.iter().map(|&c| self.name_of(c)).collect();
+        installed.sort();
+        installed.dedup();
+        let bundle = chosen
+            .iter()
+            .find(|c| requested.contains(c))
+            .map(|&c| self.name_of(c));
+        Answer {
+            package: req.package.clone(),
+            bundle,
+            installable: true,
+            installed,
+            explanation: None,
+            reasons: Vec::new(),
+            olm_reasons: Vec::new(),
+            tree: choices.iter().map(|c| self.step(c)).collect(),
         }
     }
-    let requested: &[EntryId] = subscriptions.first().map_or(&[], |s| &s.candidates);
-    let res =
-        sat::resolve_subscriptions(problem, &subscriptions, &installed_ids, Budget::default());
-    let name_of = |id: EntryId| {
-        problem
+
+    fn name_of(&self, id: EntryId) -> String {
+        self.problem
             .entry(id)
             .map_or(String::new(), |e| e.bundle.to_string())
-    };
-    match &res.verdict {
-        Verdict::Installable { chosen } => {
-            let mut installed: Vec<String> = chosen.iter().map(|&c| name_of(c)).collect();
-            installed.sort();
-            installed.dedup();
-            let bundle = chosen
-                .iter()
-                .find(|c| requested.contains(c))
-                .map(|&c| name_of(c));
-            let tree = res
-                .choices
-                .iter()
-                .map(|c| {
-                    let entry = problem.entry(c.chosen);
-                    let (parent, reason, preferred) = match c.owner {
-                        DepOwner::Anchor(a) if a < subscriptions.len() => (
-                            None,
-                            match subs.get(a) {
-                                Some(x) if a > 0 => format!("the subscription to {}", x.package),
-                                _ => "the subscription".to_string(),
-                            },
-                            subscriptions
-                                .get(a)
-                                .map_or(vec![], |x| x.candidates.clone()),
-                        ),
-                        DepOwner::Anchor(_) => (None, "already installed".to_string(), vec![]),
-                        DepOwner::Dependency { entry, index } => {
-                            let dep = problem.entry(entry).and_then(|e| e.dependencies.get(index));
-                            (
-                                Some(name_of(entry)),
-                                dep.map_or(String::new(), |d| d.label.to_string()),
-                                dep.map_or(vec![], |d| d.candidates.to_vec()),
-                            )
-                        }
-                    };
-                    let passed_over = preferred
-                        .iter()
-                        .take_while(|&&p| p != c.chosen)
-                        .map(|&p| name_of(p))
-                        .collect();
-                    Step {
-                        bundle: name_of(c.chosen),
-                        catalog: entry.map_or(String::new(), |e| e.catalog.to_string()),
-                        channel: entry.map_or(String::new(), |e| e.channel.to_string()),
-                        parent,
-                        reason,
-                        passed_over,
-                    }
-                })
-                .collect();
-            Ok(Answer {
-                package: req.package.clone(),
-                bundle,
-                installable: true,
-                installed,
-                explanation: None,
-                reasons: Vec::new(),
-                olm_reasons: Vec::new(),
-                tree,
-            })
+    }
+
+    /// One step of the install tree: the chosen bundle, why, and the candidates OLM preferred
+    /// to it but could not use.
+    fn step(&self, c: &ChosenDependency) -> Step {
+        let entry = self.problem.entry(c.chosen);
+        let (parent, reason, preferred) = self.owner(c.owner);
+        let passed_over = preferred
+            .iter()
+            .take_while(|&&p| p != c.chosen)
+            .map(|&p| self.name_of(p))
+            .collect();
+        Step {
+            bundle: self.name_of(c.chosen),
+            catalog: entry.map_or(String::new(), |e| e.catalog.to_string()),
+            channel: entry.map_or(String::new(), |e| e.channel.to_string()),
+            parent,
+            reason,
+            passed_over,
         }
-        other => Ok(Answer {
-            package: req.package.clone(),
-            bundle: None,
-            installable: false,
-            installed: vec![],
-            reasons: sat::explain_parts(problem, other).1,
-            olm_reasons: sat::olm_reasons(problem, other, &sat::OlmStyle::default()),
-            explanation: Some(match other {
-                Verdict::BudgetExceeded => {
-                    "the solver budget ran out before a decision".to_string()
-                }
-                v @ Verdict::Unsatisfiable { .. } => format!(
-                    "{}. On the cluster, OLM reports: {}",
-                    sat::explain(problem, v),
-                    sat::olm_message(problem, v)
-                ),
-                v => sat::explain(problem, v),
-            }),
-            tree: vec![],
-        }),
+    }
+
+    /// Who needed a choice: its parent bundle (none for a subscription or an installed
+    /// bundle), the reason, and the candidates in OLM's preference order.
+    fn owner(&self, owner: DepOwner) -> (Option<String>, String, &[EntryId]) {
+        match owner {
+            DepOwner::Anchor(a) if a < self.subscriptions.len() => (
+                None,
+                match self.subs.get(a) {
+                    Some(x) if a > 0 => format!("the subscription to {}", x.package),
+                    _ => "the subscription".to_string(),
+                },
+                self.subscriptions
+                    .get(a)
+                    .map_or(&[], |x| x.candidates.as_slice()),
+            ),
+            DepOwner::Anchor(_) => (None, "already installed".to_string(), &[]),
+            DepOwner::Dependency { entry, index } => {
+                let dep = self
+                    .problem
+                    .entry(entry)
+                    .and_then(|e| e.dependencies.get(index));
+                (
+                    Some(self.name_of(entry)),
+                    dep.map_or(String::new(), |d| d.label.to_string()),
+                    dep.map_or(&[], |d| &d.candidates[..]),
+                )
+            }
+        }
     }
 }
 
