@@ -6,11 +6,11 @@
 //! bundle's `properties` and the cluster's as `cluster`. Mistakes are OLM011 findings.
 
 use olmlint_base::diag::Diagnostic;
-use olmlint_base::tree::{Node, Span};
+use olmlint_base::tree::{Entry, Node, Span};
 use olmlint_load::scalar::file_span;
 use olmlint_semantics::cel::{self, CompiledRule, Env};
 use olmlint_semantics::constraint::predicate::{convert, Pred};
-use olmlint_semantics::constraint::{decode, Constraint, Kind};
+use olmlint_semantics::constraint::{decode, Constraint, Decoded, IssueKind, Kind};
 use olmlint_semantics::range;
 use std::collections::HashMap;
 
@@ -60,25 +60,67 @@ impl ClusterPolicy {
             display: display.clone(),
             ..ClusterPolicy::default()
         };
-        let mut issue = |span: Span, pointer: String, message: String, help: String| {
-            diags.push(
-                Diagnostic::new("OLM011", format!("{display}: {message}"))
-                    .at(file, span)
-                    .pointer(pointer)
-                    .help(help),
-            );
+        let mut reader = Reader {
+            file,
+            display: &display,
+            text,
+            diags,
         };
+        let Some((root, entries)) = reader.mapping(root) else {
+            return policy;
+        };
+        reader.unknown_keys(entries);
+        if let Some(list) = root.get("properties") {
+            policy.properties = read_properties(list, &mut |span, pointer, message, help| {
+                reader.issue(span, pointer, message, help);
+            });
+        }
+        if let Some(list) = root.get("constraints") {
+            reader.constraints(list, &mut policy);
+        }
+        policy
+    }
+
+    /// The cluster's properties as the CEL value of `cluster`.
+    pub fn cel_input(&self) -> cel::Input {
+        cel::Input::new(&self.properties)
+    }
+}
+
+/// Reads the cluster file: its text (for positions inside CEL rules), and where its OLM011
+/// findings go.
+struct Reader<'r> {
+    file: usize,
+    /// How the file is shown in messages.
+    display: &'r str,
+    text: &'r str,
+    diags: &'r mut Vec<Diagnostic>,
+}
+
+impl Reader<'_> {
+    /// An OLM011 finding in the cluster file.
+    fn issue(&mut self, span: Span, pointer: String, message: String, help: String) {
+        self.diags.push(
+            Diagnostic::new("OLM011", format!("{}: {message}", self.display))
+                .at(self.file, span)
+                .pointer(pointer)
+                .help(help),
+        );
+    }
+
+    /// The document and its entries, or a finding when it is empty or not a mapping.
+    fn mapping<'n>(&mut self, root: Option<&'n Node>) -> Option<(&'n Node, &'n [Entry])> {
         let Some(root) = root.filter(|r| !r.is_null()) else {
-            issue(
+            self.issue(
                 Span::new(0, 0),
                 String::new(),
                 "the cluster file is empty, so there is nothing to check".into(),
                 HELP.into(),
             );
-            return policy;
+            return None;
         };
         let Some(entries) = root.as_map() else {
-            issue(
+            self.issue(
                 root.span,
                 String::new(),
                 format!(
@@ -87,14 +129,19 @@ impl ClusterPolicy {
                 ),
                 HELP.into(),
             );
-            return policy;
+            return None;
         };
+        Some((root, entries))
+    }
+
+    /// A finding for each top-level key other than `properties` and `constraints`.
+    fn unknown_keys(&mut self, entries: &[Entry]) {
         for e in entries {
             if !TOP_KEYS.contains(&e.key.as_str()) {
                 let hint = olmlint_base::suggest::closest(&e.key, TOP_KEYS)
                     .map(|s| format!("Did you mean `{s}`? "))
                     .unwrap_or_default();
-                issue(
+                self.issue(
                     e.key_span,
                     format!("/{}", olmlint_base::diag::pointer_segment(&e.key)),
                     format!("unknown key `{}`", e.key),
@@ -102,135 +149,159 @@ impl ClusterPolicy {
                 );
             }
         }
-        if let Some(list) = root.get("properties") {
-            policy.properties = read_properties(list, &mut issue);
-        }
-        if let Some(list) = root.get("constraints") {
-            let Some(items) = list.as_seq() else {
-                issue(
-                    list.span,
-                    "/constraints".into(),
-                    "`constraints` must be a list of olm.constraint values".into(),
-                    HELP.into(),
-                );
-                return policy;
-            };
-            let mut interned: HashMap<String, usize> = HashMap::new();
-            for (i, item) in items.iter().enumerate() {
-                let pointer = format!("/constraints/{i}");
-                let before = policy.rules.len();
-                let mut ok = true;
-                let decoded = decode(item);
-                for d in &decoded.issues {
-                    ok &= !d.kind.is_error();
-                    let provisional = matches!(&d.kind,
-                        olmlint_semantics::constraint::IssueKind::UnknownField { key }
-                            if PROVISIONAL_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)));
-                    let help = if provisional {
-                        "This is the syntax the cluster-runtime-constraints enhancement proposed, which OLM's decoder rejects: write `cel: {rule: ...}` instead of `evaluator`/`source`, and turn `action: conflict` into `not: {constraints: [...]}`.".to_string()
-                    } else {
-                        format!(
-                            "Constraints are decoded exactly as OLM decodes olm.constraint. {HELP}"
-                        )
-                    };
-                    issue(
-                        d.span,
-                        format!("{pointer}{}", d.pointer),
-                        format!("constraint {}: {}", i + 1, d.message),
-                        help,
-                    );
-                }
-                let Some(root) = decoded.root.as_ref().filter(|_| ok) else {
-                    continue;
-                };
-                let mut compiled = Vec::new();
-                root.walk(&mut |c| {
-                    let at = |n: Option<&Node>| n.map_or(c.node.span, |n| n.span);
-                    let here = format!("{pointer}{}", c.pointer);
-                    match &c.kind {
-                        Kind::Empty => {
-                            ok = false;
-                            issue(
-                                c.node.span,
-                                here,
-                                format!("constraint {}: constraint is empty", i + 1),
-                                "Set exactly one of gvk, package, cel, all, any or not.".into(),
-                            );
-                        }
-                        Kind::Package {
-                            range, range_node, ..
-                        } => {
-                            if let Err(e) = range::parse(range) {
-                                ok = false;
-                                issue(
-                                    at(*range_node),
-                                    format!("{here}/package/versionRange"),
-                                    format!("constraint {}: {}", i + 1, e.message),
-                                    "Version ranges use OLM's grammar (see rules/OLM301.md), e.g. `>=1.2.0 <2.0.0`.".into(),
-                                );
-                            }
-                        }
-                        Kind::Cel { rule, rule_node } => {
-                            if interned.contains_key(rule.as_str()) {
-                                return;
-                            }
-                            match cel::compile_in(rule, Env::Cluster) {
-                                Ok(p) => compiled.push((rule.clone(), p)),
-                                Err(errors) => {
-                                    ok = false;
-                                    for e in errors.iter().take(5) {
-                                        let span = rule_node.map_or(c.node.span, |n| {
-                                            file_span(text, n, &e.span)
-                                        });
-                                        let hint = e
-                                            .suggestion
-                                            .as_ref()
-                                            .map(|s| olmlint_base::suggest::lead(s))
-                                            .unwrap_or_default();
-                                        issue(
-                                            span,
-                                            format!("{here}/cel/rule"),
-                                            format!("constraint {}: CEL: {}", i + 1, e.message),
-                                            format!("{hint}Cluster constraints are checked in OLM's CEL environment plus the variable `cluster` (the cluster's properties)."),
-                                        );
-                                    }
-                                }
-                            }
-                        }
-                        Kind::Gvk { .. } | Kind::Compound { .. } => {}
-                    }
-                });
-                if !ok {
-                    continue;
-                }
-                for (rule, p) in compiled {
-                    interned.insert(rule, policy.rules.len());
-                    policy.rules.push(p);
-                }
-                let converted = convert(root, &mut |rule| {
-                    interned
-                        .get(rule)
-                        .copied()
-                        .ok_or_else(|| String::from("not compiled"))
-                });
-                match converted {
-                    Ok(pred) => policy.constraints.push(ClusterConstraint {
-                        number: i + 1,
-                        pred,
-                        text: describe(root),
-                        span: item.span,
-                        pointer,
-                    }),
-                    Err(_) => policy.rules.truncate(before),
-                }
-            }
-        }
-        policy
     }
 
-    /// The cluster's properties as the CEL value of `cluster`.
-    pub fn cel_input(&self) -> cel::Input {
-        cel::Input::new(&self.properties)
+    /// The `constraints` list: each constraint that decodes and compiles joins `policy`
+    /// (its CEL rules, each compiled once, join `policy.rules`).
+    fn constraints(&mut self, list: &Node, policy: &mut ClusterPolicy) {
+        let Some(items) = list.as_seq() else {
+            self.issue(
+                list.span,
+                "/constraints".into(),
+                "`constraints` must be a list of olm.constraint values".into(),
+                HELP.into(),
+            );
+            return;
+        };
+        let mut interned: HashMap<String, usize> = HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            self.constraint(i, item, &mut interned, policy);
+        }
+    }
+
+    /// Constraint `i` (`item`): decoded with OLM's decoder, then each node of it checked; when
+    /// nothing is wrong, its new CEL rules are interned and its predicate joins `policy`.
+    fn constraint(
+        &mut self,
+        i: usize,
+        item: &Node,
+        interned: &mut HashMap<String, usize>,
+        policy: &mut ClusterPolicy,
+    ) {
+        let pointer = format!("/constraints/{i}");
+        let before = policy.rules.len();
+        let decoded = decode(item);
+        let mut ok = self.decode_issues(i, &pointer, &decoded);
+        let Some(root) = decoded.root.as_ref().filter(|_| ok) else {
+            return;
+        };
+        let mut compiled = Vec::new();
+        root.walk(&mut |c| ok &= self.check_node(i, &pointer, c, interned, &mut compiled));
+        if !ok {
+            return;
+        }
+        for (rule, p) in compiled {
+            interned.insert(rule, policy.rules.len());
+            policy.rules.push(p);
+        }
+        let converted = convert(root, &mut |rule| {
+            interned
+                .get(rule)
+                .copied()
+                .ok_or_else(|| String::from("not compiled"))
+        });
+        match converted {
+            Ok(pred) => policy.constraints.push(ClusterConstraint {
+                number: i + 1,
+                pred,
+                text: describe(root),
+                span: item.span,
+                pointer,
+            }),
+            Err(_) => policy.rules.truncate(before),
+        }
+    }
+
+    /// A finding for each issue of the decoder; false when one of them is an error.
+    fn decode_issues(&mut self, i: usize, pointer: &str, decoded: &Decoded<'_>) -> bool {
+        let mut ok = true;
+        for d in &decoded.issues {
+            ok &= !d.kind.is_error();
+            let provisional = matches!(&d.kind,
+                IssueKind::UnknownField { key }
+                    if PROVISIONAL_KEYS.iter().any(|k| k.eq_ignore_ascii_case(key)));
+            let help = if provisional {
+                "This is the syntax the cluster-runtime-constraints enhancement proposed, which OLM's decoder rejects: write `cel: {rule: ...}` instead of `evaluator`/`source`, and turn `action: conflict` into `not: {constraints: [...]}`.".to_string()
+            } else {
+                format!("Constraints are decoded exactly as OLM decodes olm.constraint. {HELP}")
+            };
+            self.issue(
+                d.span,
+                format!("{pointer}{}", d.pointer),
+                format!("constraint {}: {}", i + 1, d.message),
+                help,
+            );
+        }
+        ok
+    }
+
+    /// One node `c` of constraint `i`: false, with a finding, when it is empty, its version
+    /// range does not parse or its CEL rule does not compile. A CEL rule not interned yet
+    /// that compiles joins `compiled`.
+    fn check_node(
+        &mut self,
+        i: usize,
+        pointer: &str,
+        c: &Constraint<'_>,
+        interned: &HashMap<String, usize>,
+        compiled: &mut Vec<(String, CompiledRule)>,
+    ) -> bool {
+        let here = format!("{pointer}{}", c.pointer);
+        match &c.kind {
+            Kind::Empty => {
+                self.issue(
+                    c.node.span,
+                    here,
+                    format!("constraint {}: constraint is empty", i + 1),
+                    "Set exactly one of gvk, package, cel, all, any or not.".into(),
+                );
+                false
+            }
+            Kind::Package {
+                range, range_node, ..
+            } => {
+                let Err(e) = range::parse(range) else {
+                    return true;
+                };
+                self.issue(
+                    range_node.map_or(c.node.span, |n| n.span),
+                    format!("{here}/package/versionRange"),
+                    format!("constraint {}: {}", i + 1, e.message),
+                    "Version ranges use OLM's grammar (see rules/OLM301.md), e.g. `>=1.2.0 <2.0.0`.".into(),
+                );
+                false
+            }
+            Kind::Cel { rule, rule_node } => {
+                if interned.contains_key(rule.as_str()) {
+                    return true;
+                }
+                match cel::compile_in(rule, Env::Cluster) {
+                    Ok(p) => {
+                        compiled.push((rule.clone(), p));
+                        true
+                    }
+                    Err(errors) => {
+                        for e in errors.iter().take(5) {
+                            let span =
+                                rule_node.map_or(c.node.span, |n| file_span(self.text, n, &e.span));
+                            let hint = e
+                                .suggestion
+                                .as_ref()
+                                .map(|s| olmlint_base::suggest::lead(s))
+                                .unwrap_or_default();
+                            self.issue(
+                                span,
+                                format!("{here}/cel/rule"),
+                                format!("constraint {}: CEL: {}", i + 1, e.message),
+                                format!("{hint}Cluster constraints are checked in OLM's CEL environment plus the variable `cluster` (the cluster's properties)."),
+                            );
+                        }
+                        false
+                    }
+                }
+            }
+            Kind::Gvk { .. } | Kind::Compound { .. } => true,
+        }
     }
 }
 
