@@ -202,40 +202,112 @@ fn load_one<'a>(
         .iter()
         .find(|d| d.node.get("kind").and_then(Node::as_str) == Some("ClusterServiceVersion"));
     let Some(ann) = annotations else { return };
+    let package = str_at(ann.node, &["annotations", PACKAGE_ANNOTATION]);
     // Without a CSV there is no bundle name, version or API to model: one finding, not a
     // nameless bundle that every later check reports again.
-    let Some(csv_doc) = csv else {
-        let package = str_at(ann.node, &["annotations", PACKAGE_ANNOTATION]);
-        diags.push(
-            Diagnostic::new(
-                "OLM104",
-                format!(
-                    "bundle directory {} has no ClusterServiceVersion in manifests/: opm and the \
-                     bundle tooling reject a registry+v1 bundle without one",
-                    olmlint_load::display_path(root)
-                ),
-            )
-            .at(ann.file, ann.node.span)
-            .package(package.map(|p| p.value))
-            .help(
-                "Add the operator's ClusterServiceVersion (`<name>.clusterserviceversion.yaml`, \
-                 kind: ClusterServiceVersion) to the bundle's manifests/ directory.",
-            ),
-        );
+    let Some(csv) = csv else {
+        diags.push(no_csv(root, ann, package));
         return;
     };
-    let package = str_at(ann.node, &["annotations", PACKAGE_ANNOTATION]);
-    let name = csv.and_then(|c| str_at(c.node, &["metadata", "name"]));
-    let version = csv.and_then(|c| str_at(c.node, &["spec", "version"]));
-    let anchor = csv.unwrap_or(ann);
-    let mut properties: Vec<Property<'a>> = Vec::new();
-    let mut push = |file: usize,
-                    item: Option<&'a Node>,
-                    ty: Option<Str<'a>>,
-                    value: Cow<'a, Node>,
-                    pointer: String| {
-        let index = properties.len();
-        properties.push(Property {
+    let mut properties = Properties::default();
+    properties.package(ann, csv, package);
+    properties.crd_lists(csv);
+    properties.provided_apis(csv, &docs);
+    // dependencies.yaml and properties.yaml, found by content; the first of each wins.
+    let meta_docs: Vec<&DocRef<'a>> = docs.iter().filter(|d| in_metadata(files, d)).collect();
+    properties.dependencies(&meta_docs);
+    properties.declared(files, &meta_docs, csv);
+    properties.type_synthesised(csv);
+    let described = super::operators::describe(cat.bundles.len(), root, *ann, *csv);
+    if described.channels_left_out > 0 {
+        diags.push(too_many_channels(ann, &described, package));
+    }
+    cat.dir_bundles.push(described);
+    cat.bundles.push(Bundle {
+        doc: *csv,
+        package,
+        name: str_at(csv.node, &["metadata", "name"]),
+        image: None,
+        properties: properties.list,
+        related_images: vec![],
+        from_directory: true,
+    });
+}
+
+/// OLM104: the bundle directory at `root` (its annotations `ann`) has no CSV.
+fn no_csv(root: &std::path::Path, ann: &DocRef<'_>, package: Option<Str<'_>>) -> Diagnostic {
+    Diagnostic::new(
+        "OLM104",
+        format!(
+            "bundle directory {} has no ClusterServiceVersion in manifests/: opm and the \
+             bundle tooling reject a registry+v1 bundle without one",
+            olmlint_load::display_path(root)
+        ),
+    )
+    .at(ann.file, ann.node.span)
+    .package(package.map(|p| p.value))
+    .help(
+        "Add the operator's ClusterServiceVersion (`<name>.clusterserviceversion.yaml`, \
+         kind: ClusterServiceVersion) to the bundle's manifests/ directory.",
+    )
+}
+
+/// OLM001: the annotations (`ann`) list more channels than olmlint models for one bundle.
+fn too_many_channels(
+    ann: &DocRef<'_>,
+    described: &super::operators::DirBundle<'_>,
+    package: Option<Str<'_>>,
+) -> Diagnostic {
+    let max = super::operators::MAX_CHANNELS_PER_BUNDLE;
+    Diagnostic::new(
+        "OLM001",
+        format!(
+            "{} lists {} channels, more than olmlint models for one bundle ({max}): the last {} are left out of every check",
+            super::operators::CHANNELS,
+            max + described.channels_left_out,
+            described.channels_left_out
+        ),
+    )
+    .at(ann.file, described.channels_node.map_or(ann.node.span, |n| n.span))
+    .pointer(format!("/annotations/{}", super::operators::CHANNELS))
+    .package(package.map(|p| p.value))
+    .help("An input limit: every channel a bundle is in costs memory in every channel check, so thousands per bundle would exhaust it. A bundle is normally in a handful of channels; list only those it is released to.")
+}
+
+/// A `{group, kind, version}` map, every node at `span`.
+fn gvk_map(span: Span, group: &str, kind: &str, version: &str) -> Node {
+    owned_map(
+        span,
+        vec![
+            ("group", owned_str(span, group)),
+            ("kind", owned_str(span, kind)),
+            ("version", owned_str(span, version)),
+        ],
+    )
+}
+
+/// A group, version, kind and the pointer of what declares them.
+type Api = (String, String, String, String);
+
+/// The properties of a bundle directory's bundle, in the order opm converts them: olm.package,
+/// the CSV's CRDs and provided APIs, dependencies.yaml, properties.yaml, the CSV's
+/// `olm.properties` annotation.
+#[derive(Default)]
+struct Properties<'a> {
+    list: Vec<Property<'a>>,
+}
+
+impl<'a> Properties<'a> {
+    fn push(
+        &mut self,
+        file: usize,
+        item: Option<&'a Node>,
+        ty: Option<Str<'a>>,
+        value: Cow<'a, Node>,
+        pointer: String,
+    ) {
+        let index = self.list.len();
+        self.list.push(Property {
             index,
             file,
             item,
@@ -243,27 +315,34 @@ fn load_one<'a>(
             value: Some(value),
             pointer,
         });
-    };
-    // olm.package, built from the annotations and the CSV version.
-    let span = version.map_or(ann.node.span, |v| v.node.span);
-    push(
-        anchor.file,
-        None,
-        None,
-        Cow::Owned(owned_map(
-            span,
-            vec![
-                (
-                    "packageName",
-                    owned_str(span, package.map_or("", |p| p.value)),
-                ),
-                ("version", owned_str(span, version.map_or("", |v| v.value))),
-            ],
-        )),
-        "/spec/version".into(),
-    );
-    if let Some(c) = csv {
-        for (kind, ty) in [("owned", "olm.gvk"), ("required", "olm.gvk.required")] {
+    }
+
+    /// olm.package, built from the annotations and the CSV version.
+    fn package(&mut self, ann: &DocRef<'a>, csv: &DocRef<'a>, package: Option<Str<'a>>) {
+        let version = str_at(csv.node, &["spec", "version"]);
+        let span = version.map_or(ann.node.span, |v| v.node.span);
+        self.push(
+            csv.file,
+            None,
+            None,
+            Cow::Owned(owned_map(
+                span,
+                vec![
+                    (
+                        "packageName",
+                        owned_str(span, package.map_or("", |p| p.value)),
+                    ),
+                    ("version", owned_str(span, version.map_or("", |v| v.value))),
+                ],
+            )),
+            "/spec/version".into(),
+        );
+    }
+
+    /// The CSV's owned and required CRDs (olm.gvk and olm.gvk.required, typed by
+    /// [`Self::type_synthesised`]), group = the CRD name after its first dot.
+    fn crd_lists(&mut self, c: &DocRef<'a>) {
+        for kind in ["owned", "required"] {
             let crds = c
                 .node
                 .get("spec")
@@ -280,27 +359,9 @@ fn load_one<'a>(
                     .and_then(Node::as_str)
                     .and_then(|n| n.split_once('.'))
                     .map_or("", |(_, g)| g);
-                let v = owned_map(
-                    crd.span,
-                    vec![
-                        ("group", owned_str(crd.span, group)),
-                        (
-                            "kind",
-                            owned_str(
-                                crd.span,
-                                crd.get("kind").and_then(Node::as_str).unwrap_or(""),
-                            ),
-                        ),
-                        (
-                            "version",
-                            owned_str(
-                                crd.span,
-                                crd.get("version").and_then(Node::as_str).unwrap_or(""),
-                            ),
-                        ),
-                    ],
-                );
-                push(
+                let field = |k: &str| crd.get(k).and_then(Node::as_str).unwrap_or("");
+                let v = gvk_map(crd.span, group, field("kind"), field("version"));
+                self.push(
                     c.file,
                     Some(crd),
                     None,
@@ -308,104 +369,40 @@ fn load_one<'a>(
                     format!("/spec/customresourcedefinitions/{kind}/{i}"),
                 );
             }
-            let _ = ty;
         }
     }
-    // The APIs opm says the bundle provides (`registry.Bundle.ProvidedAPIs`): every version of
-    // every CRD in manifests/ and the CSV's owned APIService definitions, beside the owned
-    // list above (kept, so a CRD missing from manifests/ is not a new finding).
-    if let Some(c) = csv {
+
+    /// The APIs opm says the bundle provides (`registry.Bundle.ProvidedAPIs`): every version
+    /// of every CRD in manifests/ and the CSV's owned APIService definitions, beside the owned
+    /// list (kept, so a CRD missing from manifests/ is not a new finding), as olm.gvk.
+    fn provided_apis(&mut self, c: &DocRef<'a>, docs: &[DocRef<'a>]) {
         let gvk_type = Some(Str {
             value: "olm.gvk",
             node: c.node,
         });
-        // The owned list as modelled above (group = the CRD name after its first dot).
-        let mut seen: std::collections::HashSet<(String, String, String)> = c
-            .node
-            .get("spec")
-            .and_then(|s| s.get("customresourcedefinitions"))
-            .and_then(|s| s.get("owned"))
-            .and_then(Node::as_seq)
-            .unwrap_or_default()
-            .iter()
-            .map(|crd| {
-                let f = |k: &str| crd.get(k).and_then(Node::as_str).unwrap_or("");
-                let group = f("name").split_once('.').map_or("", |(_, g)| g);
-                (
-                    group.to_string(),
-                    f("version").to_string(),
-                    f("kind").to_string(),
-                )
-            })
-            .collect();
-        let mut provided: Vec<(String, String, String, String)> = Vec::new();
-        for d in docs.iter().filter(|d| {
-            d.node.get("kind").and_then(Node::as_str) == Some("CustomResourceDefinition")
-        }) {
-            let spec = d.node.get("spec");
-            let text = |n: Option<&Node>| n.and_then(Node::as_str).unwrap_or("").to_string();
-            let group = text(spec.and_then(|s| s.get("group")));
-            let kind = text(
-                spec.and_then(|s| s.get("names"))
-                    .and_then(|n| n.get("kind")),
-            );
-            let versions = spec
-                .and_then(|s| s.get("versions"))
-                .and_then(Node::as_seq)
-                .unwrap_or_default()
-                .iter()
-                .map(|v| text(v.get("name")))
-                .chain(spec.and_then(|s| s.get("version")).map(|v| text(Some(v))));
-            for version in versions.filter(|v| !v.is_empty()) {
-                provided.push((
-                    group.clone(),
-                    version,
-                    kind.clone(),
-                    "/spec/customresourcedefinitions".into(),
-                ));
-            }
-        }
-        let apis = c
-            .node
-            .get("spec")
-            .and_then(|s| s.get("apiservicedefinitions"))
-            .and_then(|s| s.get("owned"))
-            .and_then(Node::as_seq)
-            .unwrap_or_default();
-        for (i, api) in apis.iter().enumerate() {
-            let f = |k: &str| api.get(k).and_then(Node::as_str).unwrap_or("").to_string();
-            provided.push((
-                f("group"),
-                f("version"),
-                f("kind"),
-                format!("/spec/apiservicedefinitions/owned/{i}"),
-            ));
-        }
+        let mut seen = owned_crds(c);
+        let mut provided = manifest_crds(docs);
+        provided.extend(owned_api_services(c));
         for (group, version, kind, pointer) in provided {
             if !seen.insert((group.clone(), version.clone(), kind.clone())) {
                 continue;
             }
-            let span = c.node.span;
-            let v = owned_map(
-                span,
-                vec![
-                    ("group", owned_str(span, &group)),
-                    ("kind", owned_str(span, &kind)),
-                    ("version", owned_str(span, &version)),
-                ],
-            );
-            push(c.file, None, gvk_type, Cow::Owned(v), pointer);
+            let v = gvk_map(c.node.span, &group, &kind, &version);
+            self.push(c.file, None, gvk_type, Cow::Owned(v), pointer);
         }
     }
-    // dependencies.yaml and properties.yaml, found by content; the first of each wins.
-    let meta_docs: Vec<&DocRef<'a>> = docs.iter().filter(|d| in_metadata(files, d)).collect();
-    let deps = meta_docs.iter().find(|d| {
-        d.node
-            .get("dependencies")
-            .and_then(Node::as_seq)
-            .is_some_and(|s| !s.is_empty())
-    });
-    if let Some(d) = deps {
+
+    /// The dependencies of the first metadata document listing any, converted as opm converts
+    /// them: olm.gvk to olm.gvk.required, olm.package to olm.package.required (its `version`
+    /// renamed `versionRange`); an item without a type is left out.
+    fn dependencies(&mut self, meta_docs: &[&DocRef<'a>]) {
+        let deps = meta_docs.iter().find(|d| {
+            d.node
+                .get("dependencies")
+                .and_then(Node::as_seq)
+                .is_some_and(|s| !s.is_empty())
+        });
+        let Some(d) = deps else { return };
         for (i, item) in d
             .node
             .get("dependencies")
@@ -419,106 +416,164 @@ fn load_one<'a>(
             let Some(value) = item.get("value") else {
                 continue;
             };
-            let converted = match ty.map(|t| t.value) {
-                Some("olm.gvk") => Some(("olm.gvk.required", Cow::Borrowed(value))),
-                Some("olm.package") => {
-                    let mut v = value.clone();
-                    if let Value::Map(entries) = &mut v.value {
-                        for e in entries.iter_mut() {
-                            if &*e.key == "version" {
-                                e.key = "versionRange".into();
-                            }
-                        }
-                    }
-                    Some(("olm.package.required", Cow::Owned(v)))
-                }
-                Some(_) => Some(("", Cow::Borrowed(value))),
-                None => None,
-            };
-            if let Some((new_ty, v)) = converted {
-                let ty = if new_ty.is_empty() {
-                    ty
-                } else {
-                    ty.map(|t| Str {
-                        value: new_ty,
-                        node: t.node,
-                    })
-                };
-                push(d.file, Some(item), ty, v, p);
+            if let Some((ty, v)) = required(ty, value) {
+                self.push(d.file, Some(item), ty, v, p);
             }
         }
     }
-    // properties.yaml, then the CSV's `olm.properties` annotation: opm appends the entries of
-    // both, or drops all of the annotation's (logging a warning) when it does not decode (§2.2).
-    let props = meta_docs.iter().find_map(|d| {
-        let items = d.node.get("properties")?.as_seq()?;
-        Some((d.file, items, None))
-    });
-    let annotation = csv.and_then(|c| {
-        let root = parse_properties_annotation(files.get(c.file)?, properties_annotation(c.node)?);
-        Some((
-            c.file,
-            root.as_ref().ok()?.as_seq()?,
-            Some(ANNOTATION_POINTER),
-        ))
-    });
-    for (file, items, pointer) in [props, annotation].into_iter().flatten() {
-        for (i, item) in items.iter().enumerate() {
-            if let Some(value) = item.get("value") {
-                push(
-                    file,
-                    Some(item),
-                    str_at(item, &["type"]),
-                    Cow::Borrowed(value),
-                    pointer.map_or_else(|| format!("/properties/{i}"), str::to_string),
-                );
-            }
-        }
-    }
-    // Synthesised properties have no `type` node: point their type at the anchor document.
-    for p in properties
-        .iter_mut()
-        .filter(|p| p.ty.is_none() && p.item.is_none_or(|_| p.pointer.starts_with("/spec")))
-    {
-        let ty = if p.pointer == "/spec/version" {
-            "olm.package"
-        } else if p.pointer.contains("/owned/") {
-            "olm.gvk"
-        } else {
-            "olm.gvk.required"
-        };
-        p.ty = Some(Str {
-            value: ty,
-            node: anchor.node,
+
+    /// properties.yaml, then the CSV's `olm.properties` annotation: opm appends the entries of
+    /// both, or drops all of the annotation's (logging a warning) when it does not decode (§2.2).
+    fn declared(&mut self, files: &'a [LoadedFile], meta_docs: &[&DocRef<'a>], csv: &DocRef<'a>) {
+        let props = meta_docs.iter().find_map(|d| {
+            let items = d.node.get("properties")?.as_seq()?;
+            Some((d.file, items, None))
         });
+        let annotation = files.get(csv.file).and_then(|file| {
+            let root = parse_properties_annotation(file, properties_annotation(csv.node)?);
+            Some((
+                csv.file,
+                root.as_ref().ok()?.as_seq()?,
+                Some(ANNOTATION_POINTER),
+            ))
+        });
+        for (file, items, pointer) in [props, annotation].into_iter().flatten() {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(value) = item.get("value") {
+                    self.push(
+                        file,
+                        Some(item),
+                        str_at(item, &["type"]),
+                        Cow::Borrowed(value),
+                        pointer.map_or_else(|| format!("/properties/{i}"), str::to_string),
+                    );
+                }
+            }
+        }
     }
-    let described = super::operators::describe(cat.bundles.len(), root, *ann, *csv_doc);
-    if described.channels_left_out > 0 {
-        let max = super::operators::MAX_CHANNELS_PER_BUNDLE;
-        diags.push(
-            Diagnostic::new(
-                "OLM001",
-                format!(
-                    "{} lists {} channels, more than olmlint models for one bundle ({max}): the last {} are left out of every check",
-                    super::operators::CHANNELS,
-                    max + described.channels_left_out,
-                    described.channels_left_out
-                ),
+
+    /// Synthesised properties have no `type` node: point their type at the anchor document.
+    fn type_synthesised(&mut self, anchor: &DocRef<'a>) {
+        for p in self
+            .list
+            .iter_mut()
+            .filter(|p| p.ty.is_none() && p.item.is_none_or(|_| p.pointer.starts_with("/spec")))
+        {
+            let ty = if p.pointer == "/spec/version" {
+                "olm.package"
+            } else if p.pointer.contains("/owned/") {
+                "olm.gvk"
+            } else {
+                "olm.gvk.required"
+            };
+            p.ty = Some(Str {
+                value: ty,
+                node: anchor.node,
+            });
+        }
+    }
+}
+
+/// A dependency's type and value as opm converts them into a property, or `None` (left out)
+/// when it has no type.
+fn required<'a>(ty: Option<Str<'a>>, value: &'a Node) -> Option<(Option<Str<'a>>, Cow<'a, Node>)> {
+    let (new_ty, v) = match ty.map(|t| t.value) {
+        Some("olm.gvk") => ("olm.gvk.required", Cow::Borrowed(value)),
+        Some("olm.package") => {
+            let mut v = value.clone();
+            if let Value::Map(entries) = &mut v.value {
+                for e in entries.iter_mut() {
+                    if &*e.key == "version" {
+                        e.key = "versionRange".into();
+                    }
+                }
+            }
+            ("olm.package.required", Cow::Owned(v))
+        }
+        Some(_) => ("", Cow::Borrowed(value)),
+        None => return None,
+    };
+    let ty = if new_ty.is_empty() {
+        ty
+    } else {
+        ty.map(|t| Str {
+            value: new_ty,
+            node: t.node,
+        })
+    };
+    Some((ty, v))
+}
+
+/// The CSV's owned CRDs as [`Properties::crd_lists`] models them: (group, version, kind).
+fn owned_crds(c: &DocRef<'_>) -> std::collections::HashSet<(String, String, String)> {
+    c.node
+        .get("spec")
+        .and_then(|s| s.get("customresourcedefinitions"))
+        .and_then(|s| s.get("owned"))
+        .and_then(Node::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .map(|crd| {
+            let f = |k: &str| crd.get(k).and_then(Node::as_str).unwrap_or("");
+            let group = f("name").split_once('.').map_or("", |(_, g)| g);
+            (
+                group.to_string(),
+                f("version").to_string(),
+                f("kind").to_string(),
             )
-            .at(ann.file, described.channels_node.map_or(ann.node.span, |n| n.span))
-            .pointer(format!("/annotations/{}", super::operators::CHANNELS))
-            .package(package.map(|p| p.value))
-            .help("An input limit: every channel a bundle is in costs memory in every channel check, so thousands per bundle would exhaust it. A bundle is normally in a handful of channels; list only those it is released to."),
+        })
+        .collect()
+}
+
+/// Every version of every CustomResourceDefinition among the bundle's documents.
+fn manifest_crds(docs: &[DocRef<'_>]) -> Vec<Api> {
+    let mut provided: Vec<Api> = Vec::new();
+    for d in docs
+        .iter()
+        .filter(|d| d.node.get("kind").and_then(Node::as_str) == Some("CustomResourceDefinition"))
+    {
+        let spec = d.node.get("spec");
+        let text = |n: Option<&Node>| n.and_then(Node::as_str).unwrap_or("").to_string();
+        let group = text(spec.and_then(|s| s.get("group")));
+        let kind = text(
+            spec.and_then(|s| s.get("names"))
+                .and_then(|n| n.get("kind")),
         );
+        let versions = spec
+            .and_then(|s| s.get("versions"))
+            .and_then(Node::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .map(|v| text(v.get("name")))
+            .chain(spec.and_then(|s| s.get("version")).map(|v| text(Some(v))));
+        for version in versions.filter(|v| !v.is_empty()) {
+            provided.push((
+                group.clone(),
+                version,
+                kind.clone(),
+                "/spec/customresourcedefinitions".into(),
+            ));
+        }
     }
-    cat.dir_bundles.push(described);
-    cat.bundles.push(Bundle {
-        doc: *anchor,
-        package,
-        name,
-        image: None,
-        properties,
-        related_images: vec![],
-        from_directory: true,
-    });
+    provided
+}
+
+/// The CSV's owned APIService definitions.
+fn owned_api_services<'c>(c: &DocRef<'c>) -> impl Iterator<Item = Api> + 'c {
+    let apis = c
+        .node
+        .get("spec")
+        .and_then(|s| s.get("apiservicedefinitions"))
+        .and_then(|s| s.get("owned"))
+        .and_then(Node::as_seq)
+        .unwrap_or_default();
+    apis.iter().enumerate().map(|(i, api)| {
+        let f = |k: &str| api.get(k).and_then(Node::as_str).unwrap_or("").to_string();
+        (
+            f("group"),
+            f("version"),
+            f("kind"),
+            format!("/spec/apiservicedefinitions/owned/{i}"),
+        )
+    })
 }
