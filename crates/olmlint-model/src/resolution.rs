@@ -4,7 +4,7 @@
 //! [`Problem`] the SAT engine checks, plus the maps back to the source.
 
 use super::index::Index;
-use super::{Bundle, Catalog};
+use super::{Bundle, Catalog, Channel};
 use compact_str::CompactString;
 use olmlint_base::tree::Node;
 use olmlint_semantics::cel::{self, CompiledRule};
@@ -683,15 +683,94 @@ pub fn build(
     cel_budget: cel::EvalBudget,
     provided: &Provided,
 ) -> Resolution {
-    let mut bundles: Vec<&Bundle<'_>> = Vec::new();
-    let mut home: Vec<(usize, usize)> = Vec::new();
-    let mut offsets: Vec<usize> = Vec::new();
-    for (si, s) in sources.iter().enumerate() {
-        offsets.push(bundles.len());
-        bundles.extend(s.catalog.bundles.iter());
-        home.extend((0..s.catalog.bundles.len()).map(|i| (si, i)));
+    let all = AllBundles::of(sources);
+    let mut table = EntryTable::of(sources, &all);
+    let runtime = |bi: usize, only: Option<&str>| {
+        all.bundles
+            .get(bi)
+            .map(|b| runtime_of(b, only))
+            .unwrap_or_default()
+    };
+    let values = DistinctValues::of(&all);
+    let (decoded, cel_table) = decode_values(&all.bundles, &values.representative, cel_budget);
+    // Every rule's outcome on every bundle, before the parallel matching below reads them
+    // (evaluating inside it would nest parallel initialisation in a `OnceLock`).
+    for i in 0..cel_table.rules.len() {
+        cel_table.outcomes(i, &runtime);
     }
-    // Catalog preference after the depender's own: priority (higher first), then name.
+    let matcher = Matcher {
+        table: &table,
+        home: &all.home,
+        facts: &all.facts,
+        cel: &cel_table,
+        runtime: &runtime,
+    };
+    let shared = matcher.find_candidates(sources, decoded, &values.representative);
+    let (deps, origins) = table.wire(&values.slots, &shared, provided);
+    let placement = table
+        .source
+        .iter()
+        .zip(&table.order)
+        .zip(&table.eligible)
+        .map(|((&s, o), &ok)| (s, !o.1, ok.then_some(o.2)))
+        .collect();
+    Resolution {
+        problem: Problem::new(table.entries),
+        home: all.home,
+        placement,
+        entry_bundle: table.bundle,
+        skipped_by: table.skipped_by,
+        bundle_entries: table.bundle_entries,
+        deps,
+        origins,
+        cel: cel_table,
+        facts: all.facts,
+    }
+}
+
+/// Every source's bundles as one list (the linted catalog's first) and what the resolver
+/// knows of each.
+struct AllBundles<'c, 'a> {
+    bundles: Vec<&'c Bundle<'a>>,
+    /// Bundle index → (source, bundle index in that source's catalog).
+    home: Vec<(usize, usize)>,
+    /// Source → index of its first bundle.
+    offsets: Vec<usize>,
+    /// Source → its rank in catalog preference after the depender's own catalog.
+    catalog_rank: Vec<usize>,
+    facts: Vec<Facts>,
+    deprecated: Vec<bool>,
+}
+
+impl<'c, 'a> AllBundles<'c, 'a> {
+    fn of(sources: &[Source<'c, 'a>]) -> Self {
+        let mut bundles: Vec<&Bundle<'_>> = Vec::new();
+        let mut home: Vec<(usize, usize)> = Vec::new();
+        let mut offsets: Vec<usize> = Vec::new();
+        for (si, s) in sources.iter().enumerate() {
+            offsets.push(bundles.len());
+            bundles.extend(s.catalog.bundles.iter());
+            home.extend((0..s.catalog.bundles.len()).map(|i| (si, i)));
+        }
+        let facts: Vec<Facts> = bundles.par_iter().map(|b| facts_of(b)).collect();
+        let deprecated: Vec<bool> = bundles
+            .iter()
+            .map(|b| b.properties_of("olm.deprecated").next().is_some())
+            .collect();
+        AllBundles {
+            bundles,
+            home,
+            offsets,
+            catalog_rank: catalog_ranks(sources),
+            facts,
+            deprecated,
+        }
+    }
+}
+
+/// Catalog preference after the depender's own: priority (higher first), then name. Returns
+/// each source's rank.
+fn catalog_ranks(sources: &[Source<'_, '_>]) -> Vec<usize> {
     let mut by_priority: Vec<usize> = (0..sources.len()).collect();
     by_priority.sort_by(|&a, &b| {
         let key = |i: usize| {
@@ -707,41 +786,85 @@ pub fn build(
             *r = rank;
         }
     }
-    let facts: Vec<Facts> = bundles.par_iter().map(|b| facts_of(b)).collect();
-    let deprecated: Vec<bool> = bundles
-        .iter()
-        .map(|b| b.properties_of("olm.deprecated").next().is_some())
-        .collect();
-    // Entries, channel by channel; `order` is the candidate sort key (group rank, chain pos).
-    let mut entries: Vec<Entry> = Vec::new();
-    let mut entry_bundle: Vec<usize> = Vec::new();
-    let mut eligible: Vec<bool> = Vec::new();
-    // Per entry: catalog rank, not in the default channel, position on the chain (the
-    // package and channel are the entry's own).
-    let mut order: Vec<(usize, bool, usize)> = Vec::new();
-    let mut shared_props: HashMap<usize, Provides> = HashMap::new();
-    let mut entry_source: Vec<usize> = Vec::new();
-    let mut entry_channel_error: Vec<Option<usize>> = Vec::new();
-    let mut skipped_by: Vec<Option<CompactString>> = Vec::new();
-    let mut channel_errors: Vec<String> = Vec::new();
-    let mut bundle_entries: Vec<Vec<EntryId>> = vec![Vec::new(); bundles.len()];
-    let channels = sources
-        .iter()
-        .enumerate()
-        .flat_map(|(si, s)| s.catalog.channels.iter().map(move |c| (si, s, c)));
-    let own = sources.first().map(|s| s.index);
-    let own_has = |pkg: &str| {
-        own.is_some_and(|ix| {
-            ix.packages.contains_key(pkg) || ix.channels_by_package.contains_key(pkg)
-        })
-    };
-    for (si, source, c) in channels {
-        let (cat, ix) = (source.catalog, source.index);
-        let offset = offsets.get(si).copied().unwrap_or(0);
-        let pkg = c.package.map_or("", |p| p.value);
-        if si > 0 && source.shadowed_by_own && own_has(pkg) {
-            continue;
+    catalog_rank
+}
+
+/// The resolver's entries, one per (channel, bundle listed in it), channel by channel, and
+/// per entry what the later stages need.
+#[derive(Default)]
+struct EntryTable {
+    entries: Vec<Entry>,
+    /// Entry → bundle index.
+    bundle: Vec<usize>,
+    /// Entry → it survives `sortChannel` (on the replaces chain, not skipped).
+    eligible: Vec<bool>,
+    /// Entry → the candidate sort key: catalog rank, not in the default channel, position on
+    /// the chain (the package and channel are the entry's own).
+    order: Vec<(usize, bool, usize)>,
+    /// Entry → source.
+    source: Vec<usize>,
+    /// Entry → its channel's `sortChannel` error, an index into `channel_errors`.
+    channel_error: Vec<Option<usize>>,
+    /// Entry → the entry of its channel whose `skips` names it.
+    skipped_by: Vec<Option<CompactString>>,
+    channel_errors: Vec<String>,
+    /// Bundle index → its entries.
+    bundle_entries: Vec<Vec<EntryId>>,
+    /// What a bundle provides: built for its first entry, shared by the others.
+    shared_props: HashMap<usize, Provides>,
+}
+
+/// One channel as its entries are added: the entries' common fields and sort key.
+struct ChannelPlace<'s> {
+    source: usize,
+    catalog: &'s str,
+    pkg: &'s str,
+    ch: &'s str,
+    /// The source's catalog rank.
+    rank: usize,
+    is_default: bool,
+    /// The channel's `sortChannel` error, an index into `channel_errors`.
+    error: Option<usize>,
+}
+
+impl EntryTable {
+    /// The entries of every channel of every source. A source the linted catalog shadows
+    /// contributes no channel of a package the linted catalog has.
+    fn of(sources: &[Source<'_, '_>], all: &AllBundles<'_, '_>) -> Self {
+        let mut table = EntryTable {
+            bundle_entries: vec![Vec::new(); all.bundles.len()],
+            ..EntryTable::default()
+        };
+        let own = sources.first().map(|s| s.index);
+        let own_has = |pkg: &str| {
+            own.is_some_and(|ix| {
+                ix.packages.contains_key(pkg) || ix.channels_by_package.contains_key(pkg)
+            })
+        };
+        for (si, source) in sources.iter().enumerate() {
+            for c in &source.catalog.channels {
+                let pkg = c.package.map_or("", |p| p.value);
+                if si > 0 && source.shadowed_by_own && own_has(pkg) {
+                    continue;
+                }
+                table.add_channel(all, si, source, c);
+            }
         }
+        table
+    }
+
+    /// The entries of channel `c` of source `si`: its first entry of each name whose bundle
+    /// the source has, ranked by `sortChannel`'s order.
+    fn add_channel(
+        &mut self,
+        all: &AllBundles<'_, '_>,
+        si: usize,
+        source: &Source<'_, '_>,
+        c: &Channel<'_>,
+    ) {
+        let (cat, ix) = (source.catalog, source.index);
+        let offset = all.offsets.get(si).copied().unwrap_or(0);
+        let pkg = c.package.map_or("", |p| p.value);
         let ch = c.name.map_or("", |n| n.value);
         let is_default = ix
             .packages
@@ -769,67 +892,169 @@ pub fn build(
                 skipper.entry(s).or_insert(n);
             }
         }
-        let err_idx = sorted.as_ref().err().map(|e| {
-            channel_errors.push(e.clone());
-            channel_errors.len() - 1
+        let error = sorted.as_ref().err().map(|e| {
+            self.channel_errors.push(e.clone());
+            self.channel_errors.len() - 1
         });
         let pos: HashMap<usize, usize> = sorted
             .as_ref()
             .map(|chain| chain.iter().enumerate().map(|(p, &i)| (i, p)).collect())
             .unwrap_or_default();
+        let place = ChannelPlace {
+            source: si,
+            catalog: source.name.as_str(),
+            pkg,
+            ch,
+            rank: all.catalog_rank.get(si).copied().unwrap_or(0),
+            is_default,
+            error,
+        };
         for (i, (name, _, _)) in listed.iter().enumerate() {
             let Some(bi) = ix.bundle.get(&(pkg, *name)).map(|&local| offset + local) else {
                 continue;
             };
-            let id = entries.len() as EntryId;
-            // What the bundle provides: built for its first entry, shared by the others.
-            let (gvks, package_props) = match shared_props.get(&bi) {
-                Some(p) => p.clone(),
-                None => {
-                    let f = facts.get(bi);
-                    let mut gvks: Vec<CompactString> = f
-                        .map(|f| f.gvks.iter().map(|(g, v, k)| gvk_key(g, v, k)).collect())
-                        .unwrap_or_default();
-                    gvks.sort();
-                    gvks.dedup();
-                    let props: Arc<[CompactString]> = f
-                        .map(|f| f.olm_packages.iter().map(|(n, _)| n.clone()).collect())
-                        .unwrap_or_default();
-                    let p = (Arc::from(gvks), props);
-                    shared_props.insert(bi, p.clone());
-                    p
-                }
-            };
-            entries.push(Entry {
-                bundle: (*name).into(),
-                package: pkg.into(),
-                channel: ch.into(),
-                catalog: source.name.as_str().into(),
-                deprecated: deprecated.get(bi).copied().unwrap_or(false),
-                prohibited: None,
-                provides_gvks: gvks,
-                package_props,
-                dependencies: Vec::new(),
-                hard_error: None,
-            });
-            entry_bundle.push(bi);
-            skipped_by.push(skipper.get(name).map(|&s| s.into()));
-            eligible.push(pos.contains_key(&i));
-            entry_source.push(si);
-            order.push((
-                catalog_rank.get(si).copied().unwrap_or(0),
-                !is_default,
-                pos.get(&i).copied().unwrap_or(usize::MAX),
-            ));
-            entry_channel_error.push(err_idx);
-            if let Some(v) = bundle_entries.get_mut(bi) {
-                v.push(id);
-            }
+            let skipped_by = skipper.get(name).copied();
+            self.add_entry(all, &place, bi, name, skipped_by, pos.get(&i).copied());
         }
     }
-    // Packages whose bundle directories are released from catalog templates (`fbc.enabled`
-    // in ci.yaml): their channels live in a catalog not loaded here, like another catalog's.
-    let elsewhere: std::collections::HashSet<&str> = sources
+
+    /// The entry of bundle `bi` (`name`) in the channel `place`: `position` on its replaces
+    /// chain (`None`: off it or skipped), `skipped_by` the entry whose `skips` names it.
+    fn add_entry(
+        &mut self,
+        all: &AllBundles<'_, '_>,
+        place: &ChannelPlace<'_>,
+        bi: usize,
+        name: &str,
+        skipped_by: Option<&str>,
+        position: Option<usize>,
+    ) {
+        let id = self.entries.len() as EntryId;
+        let (gvks, package_props) = self.provides(bi, &all.facts);
+        self.entries.push(Entry {
+            bundle: name.into(),
+            package: place.pkg.into(),
+            channel: place.ch.into(),
+            catalog: place.catalog.into(),
+            deprecated: all.deprecated.get(bi).copied().unwrap_or(false),
+            prohibited: None,
+            provides_gvks: gvks,
+            package_props,
+            dependencies: Vec::new(),
+            hard_error: None,
+        });
+        self.bundle.push(bi);
+        self.skipped_by.push(skipped_by.map(Into::into));
+        self.eligible.push(position.is_some());
+        self.source.push(place.source);
+        self.order.push((
+            place.rank,
+            !place.is_default,
+            position.unwrap_or(usize::MAX),
+        ));
+        self.channel_error.push(place.error);
+        if let Some(v) = self.bundle_entries.get_mut(bi) {
+            v.push(id);
+        }
+    }
+
+    /// What bundle `bi` provides: built for its first entry, shared by the others.
+    fn provides(&mut self, bi: usize, facts: &[Facts]) -> Provides {
+        if let Some(p) = self.shared_props.get(&bi) {
+            return p.clone();
+        }
+        let f = facts.get(bi);
+        let mut gvks: Vec<CompactString> = f
+            .map(|f| f.gvks.iter().map(|(g, v, k)| gvk_key(g, v, k)).collect())
+            .unwrap_or_default();
+        gvks.sort();
+        gvks.dedup();
+        let props: Arc<[CompactString]> = f
+            .map(|f| f.olm_packages.iter().map(|(n, _)| n.clone()).collect())
+            .unwrap_or_default();
+        let p = (Arc::from(gvks), props);
+        self.shared_props.insert(bi, p.clone());
+        p
+    }
+
+    /// Step 5: wire the dependencies into every entry of every bundle (`slots`: per bundle, its
+    /// dependency properties and their value's index in `shared`). Returns each bundle's
+    /// dependencies and the origin of every SAT dependency.
+    fn wire(
+        &mut self,
+        slots: &[Vec<(usize, usize)>],
+        shared: &[Arc<DepInfo>],
+        provided: &Provided,
+    ) -> (Vec<Vec<BundleDep>>, Vec<Origin>) {
+        let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(self.bundle_entries.len());
+        let mut origins: Vec<Origin> = Vec::new();
+        for (bi, props) in slots.iter().enumerate() {
+            let list: Vec<BundleDep> = props
+                .iter()
+                .filter_map(|&(property, slot)| {
+                    Some(BundleDep {
+                        property,
+                        shared: shared.get(slot)?.clone(),
+                    })
+                })
+                .collect();
+            for &eid in self
+                .bundle_entries
+                .get(bi)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+            {
+                let hard = list
+                    .iter()
+                    .find_map(|d| d.error.clone().or_else(|| d.channel_error.clone()));
+                let sat_deps = sat_dependencies(&list, bi, provided, &mut origins);
+                if let Some(e) = self.entries.get_mut(eid as usize) {
+                    e.dependencies = sat_deps;
+                    e.hard_error = hard;
+                }
+            }
+            deps.push(list);
+        }
+        (deps, origins)
+    }
+}
+
+/// The SAT dependencies of an entry of bundle `bi` whose dependency properties are `list`,
+/// each with a new origin in `origins`.
+fn sat_dependencies(
+    list: &[BundleDep],
+    bi: usize,
+    provided: &Provided,
+    origins: &mut Vec<Origin>,
+) -> Vec<Dependency> {
+    let mut sat_deps = Vec::new();
+    for d in list {
+        // Dependencies met outside the linted catalogs add no clause.
+        if d.pred.is_none() || provided.assumes_met(d) {
+            continue;
+        }
+        // No exception for the depending bundle (resolver.go getBundleVariables):
+        // its own entry counts only if it survives `sortChannel`, so a bundle
+        // skipped in its channel cannot satisfy its own dependency (spec §3.3).
+        let candidates = Arc::clone(&d.candidates);
+        sat_deps.push(Dependency {
+            candidates,
+            label: Arc::clone(&d.sat_label),
+            origin: origins.len() as u32,
+            cel_message: d.failure_message.clone(),
+        });
+        origins.push(Origin {
+            bundle: bi,
+            property: d.property,
+        });
+    }
+    sat_deps
+}
+
+/// Packages whose bundle directories are released from catalog templates (`fbc.enabled`
+/// in ci.yaml): their channels live in a catalog not loaded here, like another catalog's.
+fn released_elsewhere<'s>(sources: &'s [Source<'_, '_>]) -> std::collections::HashSet<&'s str> {
+    sources
         .iter()
         .flat_map(|s| {
             s.catalog.dir_bundles.iter().filter(|b| {
@@ -839,86 +1064,79 @@ pub fn build(
             })
         })
         .map(|b| b.package())
-        .collect();
-    // Lookup indexes for candidate search.
-    let mut by_package: HashMap<&str, Vec<EntryId>> = HashMap::new();
-    let mut by_gvk: HashMap<&str, Vec<EntryId>> = HashMap::new();
-    for (id, e) in entries.iter().enumerate() {
-        let f = entry_bundle.get(id).and_then(|&b| facts.get(b));
-        let mut names: Vec<&str> = vec![e.package.as_str()];
-        names.extend(
-            f.map(|f| {
-                f.olm_packages
+        .collect()
+}
+
+/// The dependency properties of every bundle, grouped by value.
+struct DistinctValues {
+    /// Per distinct value: the first (bundle, property index) holding it.
+    representative: Vec<(usize, usize)>,
+    /// Per bundle: its dependency properties (property index, index of its value).
+    slots: Vec<Vec<(usize, usize)>>,
+}
+
+impl DistinctValues {
+    fn of(all: &AllBundles<'_, '_>) -> Self {
+        let bundles = &all.bundles;
+        // 1. Every dependency property with a hash of its canonical value (in parallel).
+        let keyed: Vec<Vec<(usize, ValueKey<'_>)>> = bundles
+            .par_iter()
+            .zip(all.home.par_iter())
+            .map(|(b, &(own, _))| {
+                b.properties
                     .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
+                    .enumerate()
+                    .filter(|(_, p)| is_dependency(p.ty()) && p.value.is_some())
+                    .filter_map(|(pi, p)| {
+                        Some((pi, (own, p.ty(), p.value.as_deref()?.canonical_key())))
+                    })
+                    .collect()
             })
-            .unwrap_or_default(),
-        );
-        names.sort_unstable();
-        names.dedup();
-        for n in names {
-            by_package.entry(n).or_default().push(id as EntryId);
-        }
-        for g in e.provides_gvks.iter() {
-            by_gvk.entry(g.as_str()).or_default().push(id as EntryId);
+            .collect();
+        // 2. Equal values give equal predicates and candidate lists within a catalog (only
+        //    self-membership differs, handled when wiring): one slot per distinct canonical
+        //    value, keyed by the depender's catalog too, since candidate order puts that
+        //    catalog first. Equal hashes are confirmed structurally.
+        let value_of = |bi: usize, pi: usize| {
+            bundles
+                .get(bi)
+                .and_then(|b| b.properties.get(pi))
+                .and_then(|p| p.value.as_deref())
+        };
+        let prop = |(bi, k): (usize, usize)| {
+            let pi = keyed.get(bi).and_then(|p| p.get(k)).map_or(0, |x| x.0);
+            (bi, pi)
+        };
+        let (slot_lists, firsts) = group_by_key(&keyed, |x| &x.1, &|a, b| {
+            let ((ab, ap), (bb, bp)) = (prop(a), prop(b));
+            value_of(ab, ap)
+                .zip(value_of(bb, bp))
+                .is_some_and(|(x, y)| x.canonical_eq(y))
+        });
+        let representative: Vec<(usize, usize)> = firsts.into_iter().map(prop).collect();
+        let slots: Vec<Vec<(usize, usize)>> = keyed
+            .iter()
+            .zip(slot_lists)
+            .map(|(props, slots)| props.iter().map(|x| x.0).zip(slots).collect())
+            .collect();
+        DistinctValues {
+            representative,
+            slots,
         }
     }
-    let runtime = |bi: usize, only: Option<&str>| {
-        bundles
-            .get(bi)
-            .map(|b| runtime_of(b, only))
-            .unwrap_or_default()
-    };
+}
+
+/// Step 3: decode and convert each distinct value once (CEL rules interned under a lock).
+fn decode_values(
+    bundles: &[&Bundle<'_>],
+    representative: &[(usize, usize)],
+    cel_budget: cel::EvalBudget,
+) -> (Vec<DepInfo>, CelTable) {
     let cel_table = std::sync::Mutex::new(CelTable {
         budget: cel_budget,
         bundles: bundles.len(),
         ..CelTable::default()
     });
-    let all_ids: Vec<EntryId> = (0..entries.len() as EntryId).collect();
-    // 1. Every dependency property with a hash of its canonical value (in parallel).
-    let keyed: Vec<Vec<(usize, ValueKey<'_>)>> = bundles
-        .par_iter()
-        .zip(home.par_iter())
-        .map(|(b, &(own, _))| {
-            b.properties
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| is_dependency(p.ty()) && p.value.is_some())
-                .filter_map(|(pi, p)| {
-                    Some((pi, (own, p.ty(), p.value.as_deref()?.canonical_key())))
-                })
-                .collect()
-        })
-        .collect();
-    // 2. Equal values give equal predicates and candidate lists within a catalog (only
-    //    self-membership differs, handled when wiring): one slot per distinct canonical
-    //    value, keyed by the depender's catalog too, since candidate order puts that
-    //    catalog first. Equal hashes are confirmed structurally.
-    let value_of = |bi: usize, pi: usize| {
-        bundles
-            .get(bi)
-            .and_then(|b| b.properties.get(pi))
-            .and_then(|p| p.value.as_deref())
-    };
-    let prop = |(bi, k): (usize, usize)| {
-        let pi = keyed.get(bi).and_then(|p| p.get(k)).map_or(0, |x| x.0);
-        (bi, pi)
-    };
-    let (slot_lists, firsts) = group_by_key(&keyed, |x| &x.1, &|a, b| {
-        let ((ab, ap), (bb, bp)) = (prop(a), prop(b));
-        value_of(ab, ap)
-            .zip(value_of(bb, bp))
-            .is_some_and(|(x, y)| x.canonical_eq(y))
-    });
-    let representative: Vec<(usize, usize)> = firsts.into_iter().map(prop).collect();
-    let slots: Vec<Vec<(usize, usize)>> = keyed
-        .iter()
-        .zip(slot_lists)
-        .map(|(props, slots)| props.iter().map(|x| x.0).zip(slots).collect())
-        .collect();
-    drop(keyed);
-    // 3. Decode and convert each distinct value once (CEL rules interned under a lock).
     let decoded: Vec<DepInfo> = representative
         .par_iter()
         .map(|&(bi, pi)| {
@@ -927,171 +1145,191 @@ pub fn build(
                 Some(x) => x,
                 None => ("", &EMPTY_NODE),
             };
-            let v = verdict(ty, value, &mut |rule| {
-                cel_table
-                    .lock()
-                    .map_err(|_| String::from("internal error"))?
-                    .intern(rule)
-            });
-            DepInfo {
-                error: v.olm_error(ty),
-                pred: v.pred,
-                sat_label: format!("requires an operator {}", v.label).into(),
-                label: v.label,
-                failure_message: (ty == "olm.constraint")
-                    .then(|| {
-                        value
-                            .get_folded("failureMessage")
-                            .and_then(|e| e.value.as_str().map(Arc::from))
-                    })
-                    .flatten(),
-                candidates: Arc::new([]),
-                ineligible: vec![],
-                channel_error: None,
-                absent: false,
-            }
+            dep_info(ty, value, &cel_table)
         })
         .collect();
-    let cel_table = cel_table.into_inner().unwrap_or_default();
-    // Every rule's outcome on every bundle, before the parallel matching below reads them
-    // (evaluating inside it would nest parallel initialisation in a `OnceLock`).
-    for i in 0..cel_table.rules.len() {
-        cel_table.outcomes(i, &runtime);
+    (decoded, cel_table.into_inner().unwrap_or_default())
+}
+
+/// What the dependency property of type `ty` and value `value` means to OLM, before its
+/// candidates are known.
+fn dep_info(ty: &str, value: &Node, cel_table: &std::sync::Mutex<CelTable>) -> DepInfo {
+    let v = verdict(ty, value, &mut |rule| {
+        cel_table
+            .lock()
+            .map_err(|_| String::from("internal error"))?
+            .intern(rule)
+    });
+    DepInfo {
+        error: v.olm_error(ty),
+        pred: v.pred,
+        sat_label: format!("requires an operator {}", v.label).into(),
+        label: v.label,
+        failure_message: (ty == "olm.constraint")
+            .then(|| {
+                value
+                    .get_folded("failureMessage")
+                    .and_then(|e| e.value.as_str().map(Arc::from))
+            })
+            .flatten(),
+        candidates: Arc::new([]),
+        ineligible: vec![],
+        channel_error: None,
+        absent: false,
     }
-    let nearby = Nearby::new(&by_package, &by_gvk);
-    // 4. Candidates of each distinct value, in OLM's preference order (in parallel).
-    let shared: Vec<std::sync::Arc<DepInfo>> = decoded
-        .into_par_iter()
-        .zip(representative.par_iter())
-        .map(|(mut dep, &(bi, _))| {
-            let own = home.get(bi).map_or(0, |h| h.0);
-            if let Some(pred) = &dep.pred {
-                let seed: Vec<EntryId> = if let Some(pkgs) = pred.required_packages() {
-                    let mut s: Vec<EntryId> = pkgs
-                        .iter()
-                        .flat_map(|p| by_package.get(*p).into_iter().flatten().copied())
-                        .collect();
-                    s.sort_unstable();
-                    s.dedup();
-                    s
-                } else if let Some(gvks) = pred.required_gvks() {
-                    let mut s: Vec<EntryId> = gvks
-                        .iter()
-                        .flat_map(|(g, v, k)| {
-                            by_gvk
-                                .get(gvk_key(g, v, k).as_str())
-                                .into_iter()
-                                .flatten()
-                                .copied()
-                        })
-                        .collect();
-                    s.sort_unstable();
-                    s.dedup();
-                    s
-                } else {
-                    all_ids.clone()
-                };
-                let matching: Vec<EntryId> = seed
-                    .into_iter()
-                    .filter(|&id| {
-                        let Some(&eb) = entry_bundle.get(id as usize) else {
-                            return false;
-                        };
-                        let Some(f) = facts.get(eb) else { return false };
-                        pred.matches(f, &|rule| cel_table.truth(rule, &runtime, eb))
-                    })
-                    .collect();
-                for &id in &matching {
-                    if let Some(Some(ce)) = entry_channel_error.get(id as usize) {
-                        if dep.channel_error.is_none() {
-                            dep.channel_error = channel_errors.get(*ce).cloned();
+}
+
+/// What the candidate search reads: the entries, every bundle's source and facts, and the
+/// CEL rules' outcomes.
+struct Matcher<'m> {
+    table: &'m EntryTable,
+    home: &'m [(usize, usize)],
+    facts: &'m [Facts],
+    cel: &'m CelTable,
+    runtime: &'m Runtime<'m>,
+}
+
+/// Entries by the packages they provide (their own and their `olm.package` names) and by
+/// the APIs (`group/version/Kind`) they provide.
+struct Lookup<'m> {
+    by_package: HashMap<&'m str, Vec<EntryId>>,
+    by_gvk: HashMap<&'m str, Vec<EntryId>>,
+    /// Every entry, for a dependency that names no package or API.
+    all_ids: Vec<EntryId>,
+}
+
+impl<'m> Matcher<'m> {
+    /// Step 4: the candidates of each distinct value (`decoded`, first held by
+    /// `representative`), in OLM's preference order (in parallel).
+    fn find_candidates(
+        &self,
+        sources: &[Source<'_, '_>],
+        decoded: Vec<DepInfo>,
+        representative: &[(usize, usize)],
+    ) -> Vec<Arc<DepInfo>> {
+        let elsewhere = released_elsewhere(sources);
+        let lookup = self.lookup();
+        let nearby = Nearby::new(&lookup.by_package, &lookup.by_gvk);
+        decoded
+            .into_par_iter()
+            .zip(representative.par_iter())
+            .map(|(mut dep, &(bi, _))| {
+                let own = self.home.get(bi).map_or(0, |h| h.0);
+                if let Some(pred) = &dep.pred {
+                    let matching = self.matching(pred, &lookup);
+                    for &id in &matching {
+                        if let Some(Some(ce)) = self.table.channel_error.get(id as usize) {
+                            if dep.channel_error.is_none() {
+                                dep.channel_error = self.table.channel_errors.get(*ce).cloned();
+                            }
                         }
                     }
+                    let (good, bad) = self.ranked(matching, own);
+                    dep.absent =
+                        good.is_empty() && bad.is_empty() && absent(pred, &nearby, &elsewhere);
+                    dep.candidates = good.into();
+                    dep.ineligible = bad;
                 }
-                let (mut good, bad): (Vec<EntryId>, Vec<EntryId>) = matching
-                    .into_iter()
-                    .partition(|&id| eligible.get(id as usize).copied().unwrap_or(false));
-                // Own catalog first, then the order of `order` (catalog rank, default
-                // channel, package, channel, position on the replaces chain).
-                let key = |e: &EntryId| {
-                    let foreign = entry_source.get(*e as usize).is_some_and(|&s| s != own);
-                    let place = order.get(*e as usize).map(|&(rank, other, pos)| {
-                        let entry = entries.get(*e as usize);
-                        let named = entry.map(|x| (x.package.as_str(), x.channel.as_str()));
-                        (rank, other, named, pos)
-                    });
-                    (foreign, place)
-                };
-                good.sort_by(|a, b| key(a).cmp(&key(b)));
-                dep.absent = good.is_empty() && bad.is_empty() && absent(pred, &nearby, &elsewhere);
-                dep.candidates = good.into();
-                dep.ineligible = bad;
-            }
-            std::sync::Arc::new(dep)
-        })
-        .collect();
-    // 5. Wire the dependencies into every entry of every bundle.
-    let mut deps: Vec<Vec<BundleDep>> = Vec::with_capacity(bundles.len());
-    let mut origins: Vec<Origin> = Vec::new();
-    for (bi, props) in slots.iter().enumerate() {
-        let list: Vec<BundleDep> = props
-            .iter()
-            .filter_map(|&(property, slot)| {
-                Some(BundleDep {
-                    property,
-                    shared: shared.get(slot)?.clone(),
-                })
+                Arc::new(dep)
             })
-            .collect();
-        for &eid in bundle_entries.get(bi).map(Vec::as_slice).unwrap_or(&[]) {
-            let hard = list
-                .iter()
-                .find_map(|d| d.error.clone().or_else(|| d.channel_error.clone()));
-            let mut sat_deps = Vec::new();
-            for d in &list {
-                // Dependencies met outside the linted catalogs add no clause.
-                if d.pred.is_none() || provided.assumes_met(d) {
-                    continue;
-                }
-                // No exception for the depending bundle (resolver.go getBundleVariables):
-                // its own entry counts only if it survives `sortChannel`, so a bundle
-                // skipped in its channel cannot satisfy its own dependency (spec §3.3).
-                let candidates = Arc::clone(&d.candidates);
-                sat_deps.push(Dependency {
-                    candidates,
-                    label: Arc::clone(&d.sat_label),
-                    origin: origins.len() as u32,
-                    cel_message: d.failure_message.clone(),
-                });
-                origins.push(Origin {
-                    bundle: bi,
-                    property: d.property,
-                });
+            .collect()
+    }
+
+    /// The lookup indexes over the entries.
+    fn lookup(&self) -> Lookup<'m> {
+        let table = self.table;
+        let mut by_package: HashMap<&str, Vec<EntryId>> = HashMap::new();
+        let mut by_gvk: HashMap<&str, Vec<EntryId>> = HashMap::new();
+        for (id, e) in table.entries.iter().enumerate() {
+            let f = table.bundle.get(id).and_then(|&b| self.facts.get(b));
+            let mut names: Vec<&str> = vec![e.package.as_str()];
+            names.extend(
+                f.map(|f| {
+                    f.olm_packages
+                        .iter()
+                        .map(|(n, _)| n.as_str())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+            );
+            names.sort_unstable();
+            names.dedup();
+            for n in names {
+                by_package.entry(n).or_default().push(id as EntryId);
             }
-            if let Some(e) = entries.get_mut(eid as usize) {
-                e.dependencies = sat_deps;
-                e.hard_error = hard;
+            for g in e.provides_gvks.iter() {
+                by_gvk.entry(g.as_str()).or_default().push(id as EntryId);
             }
         }
-        deps.push(list);
+        Lookup {
+            by_package,
+            by_gvk,
+            all_ids: (0..table.entries.len() as EntryId).collect(),
+        }
     }
-    let placement = entry_source
-        .iter()
-        .zip(&order)
-        .zip(&eligible)
-        .map(|((&s, o), &ok)| (s, !o.1, ok.then_some(o.2)))
-        .collect();
-    Resolution {
-        problem: Problem::new(entries),
-        home,
-        placement,
-        entry_bundle,
-        skipped_by,
-        bundle_entries,
-        deps,
-        origins,
-        cel: cel_table,
-        facts,
+
+    /// The entries `pred` matches, by id: among those of the packages or APIs it requires,
+    /// else among all.
+    fn matching(&self, pred: &Pred, lookup: &Lookup<'_>) -> Vec<EntryId> {
+        let seed: Vec<EntryId> = if let Some(pkgs) = pred.required_packages() {
+            let mut s: Vec<EntryId> = pkgs
+                .iter()
+                .flat_map(|p| lookup.by_package.get(*p).into_iter().flatten().copied())
+                .collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        } else if let Some(gvks) = pred.required_gvks() {
+            let mut s: Vec<EntryId> = gvks
+                .iter()
+                .flat_map(|(g, v, k)| {
+                    lookup
+                        .by_gvk
+                        .get(gvk_key(g, v, k).as_str())
+                        .into_iter()
+                        .flatten()
+                        .copied()
+                })
+                .collect();
+            s.sort_unstable();
+            s.dedup();
+            s
+        } else {
+            lookup.all_ids.clone()
+        };
+        seed.into_iter()
+            .filter(|&id| {
+                let Some(&eb) = self.table.bundle.get(id as usize) else {
+                    return false;
+                };
+                let Some(f) = self.facts.get(eb) else {
+                    return false;
+                };
+                pred.matches(f, &|rule| self.cel.truth(rule, self.runtime, eb))
+            })
+            .collect()
+    }
+
+    /// The matching entries split into candidates, in OLM's preference order for a
+    /// dependency of a bundle of source `own`, and the ineligible rest.
+    fn ranked(&self, matching: Vec<EntryId>, own: usize) -> (Vec<EntryId>, Vec<EntryId>) {
+        let table = self.table;
+        let (mut good, bad): (Vec<EntryId>, Vec<EntryId>) = matching
+            .into_iter()
+            .partition(|&id| table.eligible.get(id as usize).copied().unwrap_or(false));
+        // Own catalog first, then the order of `order` (catalog rank, default
+        // channel, package, channel, position on the replaces chain).
+        let key = |e: &EntryId| {
+            let foreign = table.source.get(*e as usize).is_some_and(|&s| s != own);
+            let place = table.order.get(*e as usize).map(|&(rank, other, pos)| {
+                let entry = table.entries.get(*e as usize);
+                let named = entry.map(|x| (x.package.as_str(), x.channel.as_str()));
+                (rank, other, named, pos)
+            });
+            (foreign, place)
+        };
+        good.sort_by(|a, b| key(a).cmp(&key(b)));
+        (good, bad)
     }
 }
 
