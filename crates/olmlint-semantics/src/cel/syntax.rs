@@ -5,7 +5,9 @@
 use super::{CelError, CelErrorKind};
 use cel_core::parser::macros::{ArgCount, MacroStyle, STANDARD_MACROS};
 use cel_core::parser::{parse_with_options, MacroRegistry, ParseOptions};
-use cel_core::{BinaryOp, ComprehensionData, Expr, SpannedExpr, UnaryOp};
+use cel_core::{
+    BinaryOp, ComprehensionData, Expr, ListElement, MapEntry, SpannedExpr, StructField, UnaryOp,
+};
 use std::ops::Range;
 
 /// ANTLR's expected-token set where an expression must start.
@@ -324,43 +326,11 @@ impl<'a> Normalizer<'a> {
                 }
             }
             Expr::Call { expr, args } => self.call(*expr, args, d),
-            Expr::List(elems) => Expr::List(
-                elems
-                    .into_iter()
-                    .map(|mut el| {
-                        if el.optional {
-                            self.optional_marker(el.expr.span.start);
-                        }
-                        el.expr = self.walk(el.expr, d);
-                        el
-                    })
-                    .collect(),
-            ),
-            Expr::Map(entries) => Expr::Map(
-                entries
-                    .into_iter()
-                    .map(|mut en| {
-                        if en.optional {
-                            self.optional_marker(en.key.span.start);
-                        }
-                        en.key = self.walk(en.key, d);
-                        en.value = self.walk(en.value, d);
-                        en
-                    })
-                    .collect(),
-            ),
+            Expr::List(elems) => Expr::List(self.list(elems, d)),
+            Expr::Map(entries) => Expr::Map(self.map_entries(entries, d)),
             Expr::Struct { type_name, fields } => Expr::Struct {
                 type_name,
-                fields: fields
-                    .into_iter()
-                    .map(|mut f| {
-                        if f.optional {
-                            self.optional_marker(f.value.span.start);
-                        }
-                        f.value = self.walk(f.value, d);
-                        f
-                    })
-                    .collect(),
+                fields: self.struct_fields(fields, d),
             },
             Expr::Comprehension(c) => self.comprehension(c, d),
             Expr::MemberTestOnly { expr, field } => Expr::MemberTestOnly {
@@ -417,6 +387,49 @@ impl<'a> Normalizer<'a> {
         };
         let args = args.into_iter().map(|a| self.walk(a, d)).collect();
         Expr::Call { expr, args }
+    }
+
+    /// A list literal's elements (an optional element `?e` is reported).
+    fn list(&mut self, elems: Vec<ListElement>, d: u32) -> Vec<ListElement> {
+        elems
+            .into_iter()
+            .map(|mut el| {
+                if el.optional {
+                    self.optional_marker(el.expr.span.start);
+                }
+                el.expr = self.walk(el.expr, d);
+                el
+            })
+            .collect()
+    }
+
+    /// A map literal's entries (an optional entry `?k: v` is reported).
+    fn map_entries(&mut self, entries: Vec<MapEntry>, d: u32) -> Vec<MapEntry> {
+        entries
+            .into_iter()
+            .map(|mut en| {
+                if en.optional {
+                    self.optional_marker(en.key.span.start);
+                }
+                en.key = self.walk(en.key, d);
+                en.value = self.walk(en.value, d);
+                en
+            })
+            .collect()
+    }
+
+    /// A message literal's fields (an optional field `?f: v` is reported).
+    fn struct_fields(&mut self, fields: Vec<StructField>, d: u32) -> Vec<StructField> {
+        fields
+            .into_iter()
+            .map(|mut f| {
+                if f.optional {
+                    self.optional_marker(f.value.span.start);
+                }
+                f.value = self.walk(f.value, d);
+                f
+            })
+            .collect()
     }
 
     /// A macro's comprehension, its parts walked one level deeper.
