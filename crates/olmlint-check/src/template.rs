@@ -600,106 +600,28 @@ fn semver<'a>(
     s: &Semver<'a>,
     out: &mut Vec<Diagnostic>,
 ) -> Option<SemverChannels> {
-    let Inputs {
-        files,
-        catalogs,
-        t,
-        lookup,
-        rendered,
-        ..
-    } = inputs;
-    let fi = t.doc.file;
-    let mut known = Vec::new();
-    let mut unresolved = Vec::new();
-    let mut package: Option<(&str, &template::ImageRef<'_>)> = None;
-    let mut seen = std::collections::HashSet::new();
-    for (arch, r) in &s.bundles {
-        // A second listing in one archetype is OLM903's.
-        if !seen.insert((*arch, r.image.value)) {
-            continue;
-        }
-        let Some(rb) = lookup.get(r.image.value) else {
-            unresolved.push(r);
-            continue;
-        };
-        match package {
-            None => package = Some((rb.package, r)),
-            Some((p, _)) if p != rb.package => out.push(
-                Diagnostic::new(
-                    "OLM902",
-                    format!("olm.semver: bundle {:?} does not belong to this package: {p:?} (it is {}'s)", rb.name, rb.package),
-                )
-                .at(fi, r.image.node.span)
-                .pointer(r.pointer.clone())
-                .help("A semver template renders one package; opm refuses bundles of another. Move this image to that package's template."),
-            ),
-            _ => {}
-        }
-        // blang's strict parse, as opm's `semver.Parse`.
-        let version = rb
-            .version
-            .as_deref()
-            .map(olmlint_semantics::version::parse_strict);
-        match version {
-            Some(Ok(version)) => known.push((
-                gen::Input {
-                    archetype: *arch,
-                    name: rb.name.to_string(),
-                    version,
-                },
-                r,
-            )),
-            _ => out.push(
-                Diagnostic::new(
-                    "OLM902",
-                    format!("olm.semver: bundle {:?} has invalid version {:?}", rb.name, rb.version.as_deref().unwrap_or("")),
-                )
-                .at(fi, r.image.node.span)
-                .pointer(r.pointer.clone())
-                .help("opm orders a semver template's bundles by their `olm.package` version, which must be strict semver."),
-            ),
-        }
-    }
-    let plain: Vec<gen::Input> = known.iter().map(|(i, _)| i.clone()).collect();
-    for (arch, first, second) in gen::version_conflicts(&plain) {
-        let at = known
-            .iter()
-            .find(|(i, _)| i.name == second && i.archetype == arch)
-            .map(|(_, r)| *r);
-        let Some(r) = at else { continue };
-        out.push(
-            Diagnostic::new(
-                "OLM902",
-                format!("olm.semver: encountered bundle versions which differ only by build metadata, which cannot be ordered: {second:?} and {first:?} in {}", arch.name()),
-            )
-            .at(fi, r.image.node.span)
-            .pointer(r.pointer.clone())
-            .help("opm refuses the template: bundles of one archetype must have distinct versions (build metadata and `release` do not count). Drop one of them."),
-        );
-    }
-    if let Some(first) = unresolved.first() {
+    let fi = inputs.t.doc.file;
+    let bundles = SemverBundles::read(fi, s, inputs.lookup, out);
+    let plain: Vec<gen::Input> = bundles.known.iter().map(|(i, _)| i.clone()).collect();
+    bundles.version_conflicts(fi, &plain, out);
+    let package = bundles.package;
+    if let Some(first) = bundles.unresolved.first() {
         out.push(skipped(
             fi,
             first,
-            unresolved.len(),
+            bundles.unresolved.len(),
             s.bundles.len(),
-            rendered.is_empty(),
+            inputs.rendered.is_empty(),
             "versions, so the channels and edges opm generates",
         ));
         // The images alone still tell whether the rendered catalogs are current.
         let images = Expected {
             channels_known: false,
-            package: package.map(|(p, _)| p.to_string()),
-            images: s
-                .bundles
-                .iter()
-                .map(|(_, r)| r.image.value.to_string())
-                .collect(),
+            package: package.map(str::to_string),
+            images: images_of(s),
             ..Default::default()
         };
-        for (cat, ri) in rendered {
-            drift(files, catalogs, t, &images, cat, *ri, out);
-        }
+        drift_all(inputs, &images, out);
         return None;
     }
     let preference = match s.preference.map(|p| p.value) {
@@ -718,44 +640,158 @@ fn semver<'a>(
     );
     let expected = Expected {
         channels_known: true,
-        package: package.map(|(p, _)| p.to_string()),
+        package: package.map(str::to_string),
         default_channel: Some(generated.default_channel.clone()),
-        channels: generated
-            .channels
-            .iter()
-            .map(|(name, entries)| {
-                (
-                    name.clone(),
-                    entries
-                        .iter()
-                        .map(|e| EntryEdges {
-                            name: e.name.clone(),
-                            replaces: e.replaces.clone().unwrap_or_default(),
-                            skips: e.skips.iter().cloned().collect(),
-                            skip_range: String::new(),
-                        })
-                        .collect(),
-                )
-            })
-            .collect(),
-        images: s
-            .bundles
-            .iter()
-            .map(|(_, r)| r.image.value.to_string())
-            .collect(),
+        channels: expected_channels(&generated),
+        images: images_of(s),
     };
-    for (cat, ri) in rendered {
-        drift(files, catalogs, t, &expected, cat, *ri, out);
-    }
+    drift_all(inputs, &expected, out);
     Some(SemverChannels {
         file: fi,
-        package: package.map(|(p, _)| p.to_string())?,
+        package: package.map(str::to_string)?,
         versions: plain
             .iter()
             .map(|i| (i.name.clone(), i.version.to_string()))
             .collect(),
         generated,
     })
+}
+
+/// A semver template's bundles, as the rendered catalogs describe them.
+struct SemverBundles<'s, 'a> {
+    /// Those whose version is strict semver, with their listing.
+    known: Vec<(gen::Input, &'s template::ImageRef<'a>)>,
+    /// Listings no rendered catalog holds.
+    unresolved: Vec<&'s template::ImageRef<'a>>,
+    /// The package of the first bundle found.
+    package: Option<&'a str>,
+}
+
+impl<'s, 'a> SemverBundles<'s, 'a> {
+    /// Looks each listing (each image once per archetype) up in the rendered bundles `lookup`;
+    /// a bundle of another package or with an invalid version is OLM902.
+    fn read(
+        fi: usize,
+        s: &'s Semver<'a>,
+        lookup: &HashMap<&'a str, RenderedBundle<'a>>,
+        out: &mut Vec<Diagnostic>,
+    ) -> Self {
+        let mut known = Vec::new();
+        let mut unresolved = Vec::new();
+        let mut package: Option<&str> = None;
+        let mut seen = std::collections::HashSet::new();
+        for (arch, r) in &s.bundles {
+            // A second listing in one archetype is OLM903's.
+            if !seen.insert((*arch, r.image.value)) {
+                continue;
+            }
+            let Some(rb) = lookup.get(r.image.value) else {
+                unresolved.push(r);
+                continue;
+            };
+            match package {
+                None => package = Some(rb.package),
+                Some(p) if p != rb.package => out.push(
+                    Diagnostic::new(
+                        "OLM902",
+                        format!("olm.semver: bundle {:?} does not belong to this package: {p:?} (it is {}'s)", rb.name, rb.package),
+                    )
+                    .at(fi, r.image.node.span)
+                    .pointer(r.pointer.clone())
+                    .help("A semver template renders one package; opm refuses bundles of another. Move this image to that package's template."),
+                ),
+                _ => {}
+            }
+            // blang's strict parse, as opm's `semver.Parse`.
+            let version = rb
+                .version
+                .as_deref()
+                .map(olmlint_semantics::version::parse_strict);
+            match version {
+                Some(Ok(version)) => known.push((
+                    gen::Input {
+                        archetype: *arch,
+                        name: rb.name.to_string(),
+                        version,
+                    },
+                    r,
+                )),
+                _ => out.push(
+                    Diagnostic::new(
+                        "OLM902",
+                        format!("olm.semver: bundle {:?} has invalid version {:?}", rb.name, rb.version.as_deref().unwrap_or("")),
+                    )
+                    .at(fi, r.image.node.span)
+                    .pointer(r.pointer.clone())
+                    .help("opm orders a semver template's bundles by their `olm.package` version, which must be strict semver."),
+                ),
+            }
+        }
+        SemverBundles {
+            known,
+            unresolved,
+            package,
+        }
+    }
+
+    /// OLM902: versions of one archetype that differ only by build metadata (`plain`: the
+    /// known bundles' inputs).
+    fn version_conflicts(&self, fi: usize, plain: &[gen::Input], out: &mut Vec<Diagnostic>) {
+        for (arch, first, second) in gen::version_conflicts(plain) {
+            let at = self
+                .known
+                .iter()
+                .find(|(i, _)| i.name == second && i.archetype == arch)
+                .map(|(_, r)| *r);
+            let Some(r) = at else { continue };
+            out.push(
+                Diagnostic::new(
+                    "OLM902",
+                    format!("olm.semver: encountered bundle versions which differ only by build metadata, which cannot be ordered: {second:?} and {first:?} in {}", arch.name()),
+                )
+                .at(fi, r.image.node.span)
+                .pointer(r.pointer.clone())
+                .help("opm refuses the template: bundles of one archetype must have distinct versions (build metadata and `release` do not count). Drop one of them."),
+            );
+        }
+    }
+}
+
+/// Every image a semver template lists.
+fn images_of(s: &Semver<'_>) -> BTreeSet<String> {
+    s.bundles
+        .iter()
+        .map(|(_, r)| r.image.value.to_string())
+        .collect()
+}
+
+/// The channels opm generates, as the edges a rendered catalog holds.
+fn expected_channels(generated: &gen::Generated) -> BTreeMap<String, Vec<EntryEdges>> {
+    generated
+        .channels
+        .iter()
+        .map(|(name, entries)| {
+            (
+                name.clone(),
+                entries
+                    .iter()
+                    .map(|e| EntryEdges {
+                        name: e.name.clone(),
+                        replaces: e.replaces.clone().unwrap_or_default(),
+                        skips: e.skips.iter().cloned().collect(),
+                        skip_range: String::new(),
+                    })
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// OLM906 against each rendered catalog the template is mapped to.
+fn drift_all(inputs: Inputs<'_, '_>, want: &Expected, out: &mut Vec<Diagnostic>) {
+    for (cat, ri) in inputs.rendered {
+        drift(inputs.files, inputs.catalogs, inputs.t, want, cat, *ri, out);
+    }
 }
 
 #[derive(Debug, PartialEq, Eq, Clone)]
