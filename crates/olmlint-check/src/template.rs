@@ -20,6 +20,7 @@ use olmlint_model::Catalog;
 use olmlint_semantics::semver_template::{self as gen, Archetype, Stream};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// Checks one catalog (the lint stage's per-catalog checks), for a template's entries: the
@@ -148,131 +149,11 @@ pub fn check_all<'a>(
     catalogs: &HashMap<usize, &Catalog<'a>>,
     check: &CheckCatalog<'a>,
 ) -> (Vec<Diagnostic>, Vec<SemverChannels>) {
-    let templates: Vec<usize> = files
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.scope < linted && template::is_template_file(f))
-        .map(|(i, _)| i)
-        .collect();
-    let ops: HashMap<PathBuf, Operator<'_>> = operators(files, linted)
-        .into_iter()
-        .map(|o| (o.dir.clone(), o))
-        .collect();
-    // Rendered catalogs: every linted catalog file, by path; and the `catalogs/` directories
-    // they are in (`<repo>/catalogs/<version>/<operator>/<file>`).
-    let by_path: HashMap<PathBuf, usize> = files
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.role == Role::Fbc && f.scope < linted)
-        .map(|(i, f)| (norm(&f.source.path), i))
-        .collect();
-    let catalog_dirs: HashSet<&Path> = by_path
-        .keys()
-        .filter_map(|p| p.ancestors().nth(3))
-        .filter(|d| d.file_name().is_some_and(|n| n == "catalogs"))
-        .collect();
-    let catalogs_loaded = |repo: &Path| catalog_dirs.contains(repo.join("catalogs").as_path());
-    // Templates by directory, for the mapping checks.
-    let mut by_dir: HashMap<PathBuf, Vec<(usize, &str)>> = HashMap::new();
-    for (i, f) in files.iter().enumerate() {
-        if f.role != Role::Template {
-            continue;
-        }
-        let path = norm(&f.source.path);
-        if let (Some(dir), Some(name)) = (
-            path.parent(),
-            f.source.path.file_name().and_then(|n| n.to_str()),
-        ) {
-            by_dir.entry(dir.to_path_buf()).or_default().push((i, name));
-        }
-    }
-    type Prepared<'a> = (Vec<Diagnostic>, Option<Pending<'a>>, Option<SemverChannels>);
-    let prepared: Vec<Prepared<'a>> = templates
+    let layout = Layout::new(files, linted);
+    let prepared: Vec<Prepared<'a>> = layout
+        .templates
         .par_iter()
-        .map(|&fi| {
-            let mut diags = Vec::new();
-            let Some(t) = template::read(files, fi, &mut diags) else {
-                return (diags, None, None);
-            };
-            // The operator that maps this template, and the rendered catalogs it names.
-            let Some(f) = files.get(fi) else {
-                return (diags, None, None);
-            };
-            let path = norm(&f.source.path);
-            let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            let op = path
-                .parent()
-                .filter(|d| d.file_name().is_some_and(|n| n == "catalog-templates"))
-                .and_then(Path::parent)
-                .and_then(|d| ops.get(d));
-            let mut rendered: Vec<(String, usize)> = Vec::new();
-            // The rendered catalog of the last mapped catalog that is rendered.
-            let mut newest: Option<usize> = None;
-            if let Some(op) = op {
-                let repo = op
-                    .dir
-                    .parent()
-                    .and_then(Path::parent)
-                    .unwrap_or(Path::new(""));
-                let opdir = op.dir.file_name().unwrap_or_default();
-                let path = |cat: &str| {
-                    by_path
-                        .get(
-                            &repo
-                                .join("catalogs")
-                                .join(cat)
-                                .join(opdir)
-                                .join("catalog.yaml"),
-                        )
-                        .copied()
-                };
-                let mut newest_place = None;
-                for &(cat, place) in op.by_template.get(file_name).into_iter().flatten() {
-                    if let Some(ri) = path(cat) {
-                        rendered.push((cat.to_string(), ri));
-                        if newest_place.is_none_or(|p| p < place) {
-                            newest_place = Some(place);
-                            newest = Some(ri);
-                        }
-                    }
-                }
-            }
-            let mut lookup: HashMap<&str, RenderedBundle<'_>> = HashMap::new();
-            let mut read = rendered.len() as u64 + 1;
-            for (_, ri) in &rendered {
-                let Some(cat) = files.get(*ri).and_then(|f| catalogs.get(&f.scope)) else {
-                    continue;
-                };
-                for (k, v) in template::rendered_bundles(cat, *ri) {
-                    read += 1;
-                    lookup.entry(k).or_insert(v);
-                }
-            }
-            olmlint_base::timings::work(olmlint_base::timings::Work::Mappings, read);
-            duplicate_images(&t, &mut diags);
-            let inputs = Inputs {
-                files,
-                catalogs,
-                t: &t,
-                lookup: &lookup,
-                rendered: &rendered,
-                newest,
-            };
-            let (pending, channels) = match &t.body {
-                Body::Basic(b) => (Some(basic(inputs, b, &mut diags)), None),
-                Body::Semver(s) => (None, semver(inputs, s, &mut diags)),
-            };
-            (
-                diags,
-                pending.map(|(catalog, resolved, extra)| Pending {
-                    t,
-                    catalog,
-                    resolved,
-                    extra,
-                }),
-                channels,
-            )
-        })
+        .map(|&fi| layout.prepare(catalogs, fi))
         .collect();
     let mut out = Vec::new();
     let mut pending = Vec::new();
@@ -282,31 +163,203 @@ pub fn check_all<'a>(
         pending.extend(p);
         generated.extend(g);
     }
-    // Basic templates' catalogs, checked in batches: one check per catalog they are rendered
-    // into (its resolution is built once, not once per template), each batch holding a package
-    // once; templates rendered nowhere are checked alone.
-    let batches = batches(pending);
-    let checked: Vec<Vec<Diagnostic>> = batches
+    out.extend(check_basic_catalogs(files, pending, check));
+    layout.mappings(&mut out);
+    (out, generated)
+}
+
+/// One template's own findings, its catalog when it is a basic template, the channels it
+/// generates when it is a semver template.
+type Prepared<'a> = (Vec<Diagnostic>, Option<Pending<'a>>, Option<SemverChannels>);
+
+/// Where the linted repository's templates, operators and rendered catalogs are.
+struct Layout<'a> {
+    files: &'a [LoadedFile],
+    /// The linted template files, in file order.
+    templates: Vec<usize>,
+    /// Operators by directory.
+    ops: HashMap<PathBuf, Operator<'a>>,
+    /// Rendered catalogs: every linted catalog file, by path.
+    by_path: HashMap<PathBuf, usize>,
+}
+
+impl<'a> Layout<'a> {
+    fn new(files: &'a [LoadedFile], linted: usize) -> Self {
+        let templates: Vec<usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.scope < linted && template::is_template_file(f))
+            .map(|(i, _)| i)
+            .collect();
+        let ops: HashMap<PathBuf, Operator<'_>> = operators(files, linted)
+            .into_iter()
+            .map(|o| (o.dir.clone(), o))
+            .collect();
+        let by_path: HashMap<PathBuf, usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.role == Role::Fbc && f.scope < linted)
+            .map(|(i, f)| (norm(&f.source.path), i))
+            .collect();
+        Layout {
+            files,
+            templates,
+            ops,
+            by_path,
+        }
+    }
+
+    /// Reads template `fi` and runs its own checks, with the bundles of the rendered catalogs
+    /// ci.yaml maps it to.
+    fn prepare(&self, catalogs: &HashMap<usize, &Catalog<'a>>, fi: usize) -> Prepared<'a> {
+        let files = self.files;
+        let mut diags = Vec::new();
+        let Some(t) = template::read(files, fi, &mut diags) else {
+            return (diags, None, None);
+        };
+        let Some(f) = files.get(fi) else {
+            return (diags, None, None);
+        };
+        let (rendered, newest) = self.rendered_catalogs(&norm(&f.source.path));
+        let lookup = rendered_lookup(files, catalogs, &rendered);
+        duplicate_images(&t, &mut diags);
+        let inputs = Inputs {
+            files,
+            catalogs,
+            t: &t,
+            lookup: &lookup,
+            rendered: &rendered,
+            newest,
+        };
+        let (pending, channels) = match &t.body {
+            Body::Basic(b) => (Some(basic(inputs, b, &mut diags)), None),
+            Body::Semver(s) => (None, semver(inputs, s, &mut diags)),
+        };
+        (
+            diags,
+            pending.map(|(catalog, resolved, extra)| Pending {
+                t,
+                catalog,
+                resolved,
+                extra,
+            }),
+            channels,
+        )
+    }
+
+    /// The rendered catalogs (name, file) that the operator holding the template at `path` maps
+    /// it to, and of those the last one mapped (the newest).
+    fn rendered_catalogs(&self, path: &Path) -> (Vec<(String, usize)>, Option<usize>) {
+        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let op = path
+            .parent()
+            .filter(|d| d.file_name().is_some_and(|n| n == "catalog-templates"))
+            .and_then(Path::parent)
+            .and_then(|d| self.ops.get(d));
+        let mut rendered: Vec<(String, usize)> = Vec::new();
+        // The rendered catalog of the last mapped catalog that is rendered.
+        let mut newest: Option<usize> = None;
+        let Some(op) = op else {
+            return (rendered, newest);
+        };
+        let repo = op
+            .dir
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new(""));
+        let opdir = op.dir.file_name().unwrap_or_default();
+        let path = |cat: &str| {
+            self.by_path
+                .get(
+                    &repo
+                        .join("catalogs")
+                        .join(cat)
+                        .join(opdir)
+                        .join("catalog.yaml"),
+                )
+                .copied()
+        };
+        let mut newest_place = None;
+        for &(cat, place) in op.by_template.get(file_name).into_iter().flatten() {
+            if let Some(ri) = path(cat) {
+                rendered.push((cat.to_string(), ri));
+                if newest_place.is_none_or(|p| p < place) {
+                    newest_place = Some(place);
+                    newest = Some(ri);
+                }
+            }
+        }
+        (rendered, newest)
+    }
+
+    /// OLM905 for every operator's ci.yaml mapping.
+    fn mappings(&self, out: &mut Vec<Diagnostic>) {
+        // The `catalogs/` directories the rendered catalogs are in
+        // (`<repo>/catalogs/<version>/<operator>/<file>`).
+        let catalog_dirs: HashSet<&Path> = self
+            .by_path
+            .keys()
+            .filter_map(|p| p.ancestors().nth(3))
+            .filter(|d| d.file_name().is_some_and(|n| n == "catalogs"))
+            .collect();
+        // Templates by directory.
+        let mut by_dir: HashMap<PathBuf, Vec<(usize, &str)>> = HashMap::new();
+        for (i, f) in self.files.iter().enumerate() {
+            if f.role != Role::Template {
+                continue;
+            }
+            let path = norm(&f.source.path);
+            if let (Some(dir), Some(name)) = (
+                path.parent(),
+                f.source.path.file_name().and_then(|n| n.to_str()),
+            ) {
+                by_dir.entry(dir.to_path_buf()).or_default().push((i, name));
+            }
+        }
+        for op in self.ops.values() {
+            let in_dir = by_dir
+                .get(&op.dir.join("catalog-templates"))
+                .map_or(&[][..], Vec::as_slice);
+            Mapping::new(self, op, in_dir, &catalog_dirs).check(out);
+        }
+    }
+}
+
+/// The bundles of the rendered catalogs, by image (the first catalog listing an image wins).
+fn rendered_lookup<'a>(
+    files: &[LoadedFile],
+    catalogs: &HashMap<usize, &Catalog<'a>>,
+    rendered: &[(String, usize)],
+) -> HashMap<&'a str, RenderedBundle<'a>> {
+    let mut lookup: HashMap<&str, RenderedBundle<'_>> = HashMap::new();
+    let mut read = rendered.len() as u64 + 1;
+    for (_, ri) in rendered {
+        let Some(cat) = files.get(*ri).and_then(|f| catalogs.get(&f.scope)) else {
+            continue;
+        };
+        for (k, v) in template::rendered_bundles(cat, *ri) {
+            read += 1;
+            lookup.entry(k).or_insert(v);
+        }
+    }
+    olmlint_base::timings::work(olmlint_base::timings::Work::Mappings, read);
+    lookup
+}
+
+/// Basic templates' catalogs, checked in batches: one check per catalog they are rendered
+/// into (its resolution is built once, not once per template), each batch holding a package
+/// once; templates rendered nowhere are checked alone.
+fn check_basic_catalogs<'a>(
+    files: &'a [LoadedFile],
+    pending: Vec<Pending<'a>>,
+    check: &CheckCatalog<'a>,
+) -> impl Iterator<Item = Diagnostic> {
+    let checked: Vec<Vec<Diagnostic>> = batches(pending)
         .into_par_iter()
         .enumerate()
         .map(|(n, batch)| check_batch(files, batch, TEMPLATE_SCOPES + n, check))
         .collect();
-    out.extend(checked.into_iter().flatten());
-    for op in ops.values() {
-        let in_dir = by_dir
-            .get(&op.dir.join("catalog-templates"))
-            .map_or(&[][..], Vec::as_slice);
-        mapping(
-            files,
-            op,
-            in_dir,
-            &templates,
-            &catalogs_loaded,
-            &by_path,
-            &mut out,
-        );
-    }
-    (out, generated)
+    checked.into_iter().flatten()
 }
 
 /// OLM903: the same image twice where opm renders each listing (basic: anywhere; semver: in one
@@ -1036,42 +1089,90 @@ fn is_file_name(name: &str) -> bool {
     !matches!(name, "" | "." | "..") && !name.contains(['/', '\\', '\0'])
 }
 
-/// OLM905: ci.yaml `fbc.catalog_mapping` against the templates and the rendered catalogs.
-/// `in_dir`: the template files of the operator's `catalog-templates/` (index, file name).
-fn mapping(
-    files: &[LoadedFile],
-    op: &Operator<'_>,
-    in_dir: &[(usize, &str)],
-    templates: &[usize],
-    catalogs_loaded: &impl Fn(&Path) -> bool,
-    by_path: &HashMap<PathBuf, usize>,
-    out: &mut Vec<Diagnostic>,
-) {
-    let ci = op.ci;
-    let tdir = op.dir.join("catalog-templates");
-    let repo = op
-        .dir
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new(""));
-    let opdir = op.dir.file_name().unwrap_or_default();
-    let rendered_known = catalogs_loaded(repo);
-    let mut catalog_owner: BTreeMap<&str, (&str, &Node)> = BTreeMap::new();
-    // A catalog mapped again to the same template (a duplicate item): the first repeat and
-    // the number of items mapping it.
-    let mut repeated: BTreeMap<&str, (&Node, usize)> = BTreeMap::new();
-    // First file of each name (as a scan from the start finds it).
-    let mut file_of: HashMap<&str, usize> = HashMap::new();
-    for &(fi, name) in in_dir {
-        file_of.entry(name).or_insert(fi);
+/// OLM905 for one operator: ci.yaml `fbc.catalog_mapping` against the templates and the
+/// rendered catalogs.
+struct Mapping<'o, 'a> {
+    layout: &'o Layout<'a>,
+    op: &'o Operator<'a>,
+    /// The template files of the operator's `catalog-templates/` (index, file name).
+    in_dir: &'o [(usize, &'o str)],
+    /// The operator's catalog-templates/ directory.
+    tdir: PathBuf,
+    /// The repository holding `operators/<op>`.
+    repo: &'o Path,
+    /// `<op>`.
+    opdir: &'o OsStr,
+    /// Whether the repository's rendered catalogs are loaded (only then is one missing).
+    rendered_known: bool,
+    /// Each catalog's template, with the first mapping of it.
+    catalog_owner: BTreeMap<&'o str, (&'o str, &'o Node)>,
+    /// A catalog mapped again to the same template (a duplicate item): the first repeat and
+    /// the number of items mapping it.
+    repeated: BTreeMap<&'o str, (&'o Node, usize)>,
+}
+
+impl<'o, 'a> Mapping<'o, 'a> {
+    /// `catalog_dirs`: the `catalogs/` directories the rendered catalogs are in.
+    fn new(
+        layout: &'o Layout<'a>,
+        op: &'o Operator<'a>,
+        in_dir: &'o [(usize, &'o str)],
+        catalog_dirs: &HashSet<&Path>,
+    ) -> Self {
+        let repo = op
+            .dir
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new(""));
+        Mapping {
+            layout,
+            op,
+            in_dir,
+            tdir: op.dir.join("catalog-templates"),
+            repo,
+            opdir: op.dir.file_name().unwrap_or_default(),
+            rendered_known: catalog_dirs.contains(repo.join("catalogs").as_path()),
+            catalog_owner: BTreeMap::new(),
+            repeated: BTreeMap::new(),
+        }
     }
-    for item in &op.items {
-        let file = file_of.get(item.template).copied();
+
+    /// Each mapping item (its template, its catalogs, the catalogs not rendered), then the
+    /// catalogs mapped by duplicate items and the templates nothing renders.
+    fn check(mut self, out: &mut Vec<Diagnostic>) {
+        // First file of each name (as a scan from the start finds it).
+        let mut file_of: HashMap<&str, usize> = HashMap::new();
+        for &(fi, name) in self.in_dir {
+            file_of.entry(name).or_insert(fi);
+        }
+        let op = self.op;
+        for item in &op.items {
+            self.item_template(item, file_of.get(item.template).copied(), out);
+            // An item that only repeats earlier ones adds no finding of its own below.
+            let repeats_only = !item.catalogs.is_empty()
+                && item.catalogs.iter().all(|(cat, _)| {
+                    self.catalog_owner
+                        .get(cat)
+                        .is_some_and(|(t, _)| *t == item.template)
+                });
+            self.item_catalogs(item, out);
+            if self.rendered_known && !repeats_only {
+                self.unrendered(item, out);
+            }
+        }
+        self.repeated_items(out);
+        self.unmapped_templates(out);
+    }
+
+    /// The item's template exists (`file`: the loaded template of that name) and is of the
+    /// item's `type`.
+    fn item_template(&self, item: &MapItem<'_>, file: Option<usize>, out: &mut Vec<Diagnostic>) {
+        let (ci, tdir) = (self.op.ci, &self.tdir);
         // A template the walk did not load (an ignored or unreadable file) may still exist:
         // only a name that is not there at all is missing (no link followed, nor a
         // catalog-templates/ that links out of the operator's directory).
         let on_disk = || {
-            std::fs::canonicalize(&op.dir).is_ok_and(|d| olmlint_load::io::confined(&d, &tdir))
+            std::fs::canonicalize(&self.op.dir).is_ok_and(|d| olmlint_load::io::confined(&d, tdir))
                 && std::fs::symlink_metadata(tdir.join(item.template)).is_ok()
         };
         match file {
@@ -1089,7 +1190,7 @@ fn mapping(
                     .help("`make catalogs` fails (unable to open the template). Fix `template_name` or add the template under catalog-templates/."),
             ),
             Some(fi) => {
-                let schema = files.get(fi).and_then(template::schema_of);
+                let schema = self.layout.files.get(fi).and_then(template::schema_of);
                 if let (Some(ty), Some(schema)) = (item.ty.and_then(|t| t.as_str().map(|s| (s, t))), schema) {
                     if ty.0 != schema {
                         out.push(
@@ -1102,99 +1203,110 @@ fn mapping(
                 }
             }
         }
-        // An item that only repeats earlier ones adds no finding of its own below.
-        let repeats_only = !item.catalogs.is_empty()
-            && item.catalogs.iter().all(|(cat, _)| {
-                catalog_owner
-                    .get(cat)
-                    .is_some_and(|(t, _)| *t == item.template)
-            });
+    }
+
+    /// Records which template each of the item's catalogs is mapped to; a catalog mapped to
+    /// two templates is OLM905 here, one mapped twice to the same is counted for
+    /// [`Mapping::repeated_items`].
+    fn item_catalogs(&mut self, item: &'o MapItem<'a>, out: &mut Vec<Diagnostic>) {
         let mut in_item: HashSet<&str> = HashSet::new();
         for (cat, node) in &item.catalogs {
             // Twice in one item is the schema's (OLM801, uniqueItems).
             if !in_item.insert(cat) {
                 continue;
             }
-            if let Some((other, _)) = catalog_owner.get(cat) {
+            if let Some((other, _)) = self.catalog_owner.get(cat) {
                 if *other == item.template {
-                    repeated.entry(cat).or_insert((node, 1)).1 += 1;
+                    self.repeated.entry(cat).or_insert((node, 1)).1 += 1;
                 } else {
                     out.push(
                         Diagnostic::new("OLM905", format!("catalog {cat} is mapped to two templates, {other:?} and {:?}", item.template))
-                            .at(ci, node.span)
+                            .at(self.op.ci, node.span)
                             .help("The pipelines refuse this (check_catalog_usage_ci_config): each catalog is rendered from one template. Remove one of the mappings."),
                     );
                 }
             } else {
-                catalog_owner.insert(cat, (item.template, node));
-            }
-        }
-        // Catalogs the item maps that were never rendered: one finding per item.
-        if rendered_known && !repeats_only {
-            let missing: Vec<&(&str, &Node)> = item
-                .catalogs
-                .iter()
-                .filter(|(cat, _)| {
-                    !by_path.contains_key(
-                        &repo
-                            .join("catalogs")
-                            .join(cat)
-                            .join(opdir)
-                            .join("catalog.yaml"),
-                    )
-                })
-                .collect();
-            if let Some((_, first)) = missing.first() {
-                let names: Vec<&str> = missing.iter().map(|(c, _)| *c).collect();
-                let bad_name: Vec<&str> = names
-                    .iter()
-                    .copied()
-                    .filter(|c| !is_catalog_name(c))
-                    .collect();
-                let hint = if bad_name.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({} is not a catalog name like v4.18: it renders into a directory no index is built from)", bad_name.join(", "))
-                };
-                out.push(
-                    Diagnostic::new(
-                        "OLM905",
-                        format!(
-                            "ci.yaml maps {} to {}, but {} not rendered under catalogs/{}",
-                            item.template,
-                            if names.len() == 1 { format!("catalog {}", names.first().copied().unwrap_or("")) } else { format!("catalogs {}", names.join(", ")) },
-                            if names.len() == 1 { "it is" } else { "they are" },
-                            hint
-                        ),
-                    )
-                    .severity(if bad_name.is_empty() { Severity::Warning } else { Severity::Error })
-                    .at(ci, first.span)
-                    .help("Each mapped catalog is rendered to catalogs/<catalog>/<operator>/catalog.yaml. Fix the catalog name, or run `make catalogs` in the operator's directory and commit catalogs/."),
-                );
+                self.catalog_owner.insert(cat, (item.template, node));
             }
         }
     }
-    // One finding per catalog mapped by duplicate items, however many.
-    for (cat, (node, items)) in repeated {
-        let template = catalog_owner.get(cat).map_or("", |(t, _)| *t);
+
+    /// Catalogs the item maps that were never rendered: one finding per item.
+    fn unrendered(&self, item: &MapItem<'_>, out: &mut Vec<Diagnostic>) {
+        let missing: Vec<&(&str, &Node)> = item
+            .catalogs
+            .iter()
+            .filter(|(cat, _)| {
+                !self.layout.by_path.contains_key(
+                    &self
+                        .repo
+                        .join("catalogs")
+                        .join(cat)
+                        .join(self.opdir)
+                        .join("catalog.yaml"),
+                )
+            })
+            .collect();
+        let Some((_, first)) = missing.first() else {
+            return;
+        };
+        let names: Vec<&str> = missing.iter().map(|(c, _)| *c).collect();
+        let bad_name: Vec<&str> = names
+            .iter()
+            .copied()
+            .filter(|c| !is_catalog_name(c))
+            .collect();
+        let hint = if bad_name.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} is not a catalog name like v4.18: it renders into a directory no index is built from)", bad_name.join(", "))
+        };
         out.push(
-            Diagnostic::new("OLM905", format!("catalog {cat} is mapped to template {template:?} by {items} fbc.catalog_mapping items"))
-                .at(ci, node.span)
-                .help("The pipelines refuse a catalog listed under more than one mapping item (check_catalog_usage_ci_config), even for the same template, and `make catalogs` renders it once per item. Keep one item per template."),
+            Diagnostic::new(
+                "OLM905",
+                format!(
+                    "ci.yaml maps {} to {}, but {} not rendered under catalogs/{}",
+                    item.template,
+                    if names.len() == 1 { format!("catalog {}", names.first().copied().unwrap_or("")) } else { format!("catalogs {}", names.join(", ")) },
+                    if names.len() == 1 { "it is" } else { "they are" },
+                    hint
+                ),
+            )
+            .severity(if bad_name.is_empty() { Severity::Warning } else { Severity::Error })
+            .at(self.op.ci, first.span)
+            .help("Each mapped catalog is rendered to catalogs/<catalog>/<operator>/catalog.yaml. Fix the catalog name, or run `make catalogs` in the operator's directory and commit catalogs/."),
         );
     }
-    // Templates nothing renders.
-    for &(fi, name) in in_dir {
-        // `templates` is in file order (ascending).
-        if templates.binary_search(&fi).is_err() || op.by_template.contains_key(name) {
-            continue;
+
+    /// One finding per catalog mapped by duplicate items, however many.
+    fn repeated_items(&self, out: &mut Vec<Diagnostic>) {
+        for (cat, (node, items)) in &self.repeated {
+            let template = self.catalog_owner.get(cat).map_or("", |(t, _)| *t);
+            out.push(
+                Diagnostic::new("OLM905", format!("catalog {cat} is mapped to template {template:?} by {items} fbc.catalog_mapping items"))
+                    .at(self.op.ci, node.span)
+                    .help("The pipelines refuse a catalog listed under more than one mapping item (check_catalog_usage_ci_config), even for the same template, and `make catalogs` renders it once per item. Keep one item per template."),
+            );
         }
-        out.push(
-            Diagnostic::new("OLM905", format!("template {name} is not in ci.yaml's fbc.catalog_mapping: nothing renders it"))
-                .severity(Severity::Warning)
-                .at(fi, Span::new(0, 0))
-                .related("ci.yaml", Some(Location { file: ci, span: Span::new(0, 0) }))
-                .help("Edits to this file reach no catalog. Map it (`{template_name, type, catalog_names}`) or delete it."),
-        );
+    }
+
+    /// Templates nothing renders.
+    fn unmapped_templates(&self, out: &mut Vec<Diagnostic>) {
+        let ci = self.op.ci;
+        for &(fi, name) in self.in_dir {
+            // `templates` is in file order (ascending).
+            if self.layout.templates.binary_search(&fi).is_err()
+                || self.op.by_template.contains_key(name)
+            {
+                continue;
+            }
+            out.push(
+                Diagnostic::new("OLM905", format!("template {name} is not in ci.yaml's fbc.catalog_mapping: nothing renders it"))
+                    .severity(Severity::Warning)
+                    .at(fi, Span::new(0, 0))
+                    .related("ci.yaml", Some(Location { file: ci, span: Span::new(0, 0) }))
+                    .help("Edits to this file reach no catalog. Map it (`{template_name, type, catalog_names}`) or delete it."),
+            );
+        }
     }
 }
