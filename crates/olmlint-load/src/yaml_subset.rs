@@ -38,10 +38,20 @@ pub fn scan<'t>(
     offset: usize,
     emit: impl FnMut(Event<'t>, Span) -> bool,
 ) -> Result<(), Unsupported> {
-    let b = text.as_bytes();
-    if has_cr_nul_or_bom(b) {
+    if has_cr_nul_or_bom(text.as_bytes()) {
         return Err(Unsupported { at: 0 });
     }
+    scan_screened(text, offset, emit)
+}
+
+/// [`scan`] of a chunk already known to hold no carriage return, NUL or byte order mark (the
+/// YAML loader finds that out in the pass that looks for control characters).
+pub(super) fn scan_screened<'t>(
+    text: &'t str,
+    offset: usize,
+    emit: impl FnMut(Event<'t>, Span) -> bool,
+) -> Result<(), Unsupported> {
+    let b = text.as_bytes();
     let mut scanner = Scanner {
         text,
         b,
