@@ -107,10 +107,64 @@ fn blank_or_end(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | 0)
 }
 
-/// A tab or control byte, which leaves the subset in plain and quoted scalars. A fold rather
-/// than `any`, so that it vectorizes over long scalars.
-fn has_control(bytes: &[u8]) -> bool {
-    bytes.iter().fold(false, |bad, &c| bad | (c < 0x20))
+/// The index of the first byte of `bytes` that is below a space (a line feed, a tab or another
+/// control byte) or equal to `x` or `y`; `bytes.len()` when there is none. Plain and quoted
+/// scalars end at such a byte or leave the subset there.
+///
+/// Most scalars end within a few words, where a vector search's set-up costs more than the
+/// search: the first 32 bytes are looked at a word at a time, inline. Past them (descriptions,
+/// base64 data), [`find_stop_far`] takes over.
+#[inline(always)]
+fn find_stop(bytes: &[u8], x: u8, y: u8) -> usize {
+    let near = bytes.get(..32).unwrap_or(bytes);
+    let i = find_stop_in_words(near, x, y);
+    if i < near.len() || near.len() < 32 {
+        return i;
+    }
+    find_stop_far(bytes, x, y)
+}
+
+/// [`find_stop`] past the first 32 bytes: blocks of 32 bytes without a stop are skipped by a
+/// test that vectorizes, then the stop is looked for in the first block that holds one.
+#[inline(never)]
+fn find_stop_far(bytes: &[u8], x: u8, y: u8) -> usize {
+    let mut at = 32;
+    for block in bytes.get(32..).unwrap_or_default().as_chunks::<32>().0 {
+        if block
+            .iter()
+            .fold(false, |hit, &c| hit | (c < 0x20) | (c == x) | (c == y))
+        {
+            break;
+        }
+        at += 32;
+    }
+    let rest = bytes.get(at..).unwrap_or_default();
+    at + find_stop_in_words(rest.get(..32).unwrap_or(rest), x, y)
+}
+
+/// [`find_stop`] eight bytes at a time: per byte, a subtraction that borrows exactly when the
+/// byte is below the bound (0x20, or 1 after an exclusive or with `x` or `y`) sets its high
+/// bit. A borrow only ever runs upwards from a byte that matched, so the lowest flagged byte
+/// is the first match.
+#[inline(always)]
+fn find_stop_in_words(bytes: &[u8], x: u8, y: u8) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH;
+    let (xs, ys) = (ONES * u64::from(x), ONES * u64::from(y));
+    let (words, tail) = bytes.as_chunks::<8>();
+    for (k, word) in words.iter().enumerate() {
+        let w = u64::from_le_bytes(*word);
+        let hits = below(w, 0x20) | below(w ^ xs, 1) | below(w ^ ys, 1);
+        if hits != 0 {
+            return k * 8 + (hits.trailing_zeros() / 8) as usize;
+        }
+    }
+    let done = bytes.len() - tail.len();
+    done + tail
+        .iter()
+        .position(|&c| c < 0x20 || c == x || c == y)
+        .unwrap_or(tail.len())
 }
 
 impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
@@ -121,6 +175,35 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
 
     fn col(&self) -> usize {
         self.pos - self.line_start
+    }
+
+    /// The number of spaces from `from` on, read a word at a time: indentation in nested
+    /// catalogs runs to a dozen spaces and more on every line.
+    fn spaces(&self, from: usize) -> usize {
+        const SPACES: u64 = u64::from_ne_bytes([b' '; 8]);
+        let rest = self.b.get(from..).unwrap_or_default();
+        let (words, _) = rest.as_chunks::<8>();
+        for (k, word) in words.iter().enumerate() {
+            let other = u64::from_le_bytes(*word) ^ SPACES;
+            if other != 0 {
+                return k * 8 + (other.trailing_zeros() / 8) as usize;
+            }
+        }
+        let done = words.len() * 8;
+        done + rest
+            .get(done..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| c == b' ')
+            .count()
+    }
+
+    /// Moves `pos` over spaces, but not past column `width`.
+    fn indent_to(&mut self, width: usize) {
+        let room = width.saturating_sub(self.col());
+        if room > 0 && self.at(self.pos) == b' ' {
+            self.pos += self.spaces(self.pos).min(room);
+        }
     }
 
     fn slice(&self, start: usize, end: usize) -> R<&'t str> {
@@ -179,8 +262,8 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     /// Skip blanks and a comment up to the line break; returns where that leaves `pos`. A
     /// comment starts a line or follows a blank.
     fn trailing_blanks(&mut self) -> R<usize> {
-        while self.at(self.pos) == b' ' {
-            self.pos += 1;
+        if self.at(self.pos) == b' ' {
+            self.pos += self.spaces(self.pos);
         }
         if self.at(self.pos) == b'#' {
             if self.pos != self.line_start && self.at(self.pos - 1) != b' ' {
@@ -441,21 +524,21 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
 
     /// Scan one line of a plain scalar from `pos`: returns the end of its content (trailing
     /// blanks excluded) and why it stopped; `pos` is left at the stop. Jumps from one `:`,
-    /// `#` or line break to the next, so long scalars (base64 icons) cost a vector scan.
+    /// `#` or line break to the next ([`find_stop`]), leaving the subset at a tab or another
+    /// control byte on the way.
     fn plain_line(&mut self) -> R<(usize, Stop)> {
         let start = self.pos;
         let stop = loop {
             let rest = self.b.get(self.pos..).unwrap_or_default();
-            let i = memchr::memchr3(b'\n', b':', b'#', rest).unwrap_or(rest.len());
-            if has_control(rest.get(..i).unwrap_or_default()) {
-                return Err(Leave);
-            }
-            self.pos += i;
+            self.pos += find_stop(rest, b':', b'#');
             match self.at(self.pos) {
                 b':' if blank_or_end(self.at(self.pos + 1)) => break Stop::Colon,
                 b'#' if self.at(self.pos.wrapping_sub(1)) == b' ' => break Stop::Comment,
                 b':' | b'#' => self.pos += 1,
-                _ => break Stop::Eol,
+                b'\n' => break Stop::Eol,
+                0 if self.at_end() => break Stop::Eol,
+                // A tab or another control byte.
+                _ => return Err(Leave),
             }
         };
         let content = self.b.get(start..self.pos).unwrap_or_default();
@@ -494,8 +577,8 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                 p += 1;
                 line_start = p;
                 breaks += 1;
-                while self.at(p) == b' ' {
-                    p += 1;
+                if self.at(p) == b' ' {
+                    p += self.spaces(p);
                 }
             }
             // A comment, or a line no deeper than the collection (which also rules out the
@@ -582,12 +665,8 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     /// (no `''` or backslash, no tab or control byte).
     fn quoted_simple(&self, quote: u8) -> Option<usize> {
         let rest = self.b.get(self.pos..)?;
-        let i = memchr::memchr3(quote, b'\\', b'\n', rest)?;
-        let end = self.pos + i;
-        let body = rest.get(..i)?;
-        let clean = self.at(end) == quote
-            && !(quote == b'\'' && self.at(end + 1) == b'\'')
-            && !has_control(body);
+        let end = self.pos + find_stop(rest, quote, b'\\');
+        let clean = self.at(end) == quote && !(quote == b'\'' && self.at(end + 1) == b'\'');
         clean.then_some(end)
     }
 
@@ -768,9 +847,7 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                 // The indentation is given: leading empty lines are content.
                 let width = indent + digit;
                 loop {
-                    while self.col() < width && self.at(self.pos) == b' ' {
-                        self.pos += 1;
-                    }
+                    self.indent_to(width);
                     if self.at(self.pos) != b'\n' {
                         break;
                     }
@@ -784,8 +861,8 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
                 // leading empty line (whose breaks are content).
                 let mut widest = indent + 1;
                 loop {
-                    while self.at(self.pos) == b' ' {
-                        self.pos += 1;
+                    if self.at(self.pos) == b' ' {
+                        self.pos += self.spaces(self.pos);
                     }
                     widest = widest.max(self.col());
                     if self.at(self.pos) != b'\n' {
@@ -812,16 +889,16 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
             if end >= self.b.len() {
                 return Err(Leave);
             }
-            out.extend(std::iter::repeat_n('\n', breaks));
+            for _ in 0..breaks {
+                out.push('\n');
+            }
             out.push_str(self.slice(self.pos, end)?);
             self.pos = end;
             self.newline();
             breaks = 1;
             // Indentation and empty lines up to the next content line.
             loop {
-                while self.col() < width && self.at(self.pos) == b' ' {
-                    self.pos += 1;
-                }
+                self.indent_to(width);
                 if self.at(self.pos) == b'\n' {
                     self.newline();
                     breaks += 1;
@@ -953,6 +1030,58 @@ pub(crate) mod tests {
             "a: \u{ff00}\u{fefe}",
         ] {
             assert!(!has_cr_nul_or_bom(text.as_bytes()), "{text:?}");
+        }
+    }
+
+    /// [`find_stop`] a byte at a time, as the scanner searched before it read words.
+    fn find_stop_bytewise(bytes: &[u8], x: u8, y: u8) -> usize {
+        bytes
+            .iter()
+            .position(|&c| c < 0x20 || c == x || c == y)
+            .unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn find_stop_finds_the_first_stop_at_every_place() {
+        // Backgrounds with bytes next to the bounds (a space, DEL, UTF-8 and the bytes
+        // adjacent to the stops), so that a borrow or a near miss would show.
+        let backgrounds: [&[u8]; 4] = [b"k", b" ", b"\x7f\x80\xff", b";9\"$[]&'"];
+        let stops = [b'\n', b'\t', 0x01, 0x1f, b':', b'#', b'"', b'\\', b'\''];
+        for len in 0..100 {
+            for background in backgrounds {
+                let base: Vec<u8> = background.iter().copied().cycle().take(len).collect();
+                for (x, y) in [(b':', b'#'), (b'"', b'\\'), (b'\'', b'\\')] {
+                    assert_eq!(find_stop(&base, x, y), find_stop_bytewise(&base, x, y));
+                    for at in 0..len {
+                        for stop in stops {
+                            let mut text = base.clone();
+                            text[at] = stop;
+                            if at + 3 < len {
+                                text[at + 3] = b'\n';
+                            }
+                            assert_eq!(
+                                find_stop(&text, x, y),
+                                find_stop_bytewise(&text, x, y),
+                                "{text:?} {x} {y}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn find_stop_equals_the_bytewise_search(
+            text in proptest::collection::vec(
+                prop_oneof![8 => 0x20u8..0x7f, 1 => any::<u8>()], 0..300),
+            pair in prop_oneof![Just((b':', b'#')), Just((b'"', b'\\')), Just((b'\'', b'\\'))],
+        ) {
+            prop_assert_eq!(
+                find_stop(&text, pair.0, pair.1),
+                find_stop_bytewise(&text, pair.0, pair.1)
+            );
         }
     }
 
