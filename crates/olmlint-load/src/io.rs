@@ -266,8 +266,41 @@ pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 pub fn read_bounded(file: std::fs::File, len: u64, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
     use std::io::Read as _;
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0).saturating_add(1));
+    prefault(&mut bytes);
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+/// Maps the pages of a new buffer's spare capacity in one system call before `read` fills it.
+/// Filled by `read`, every fresh page of the buffer costs a page fault of its own (a catalog
+/// run's file buffers were 3 100 of its 6 900 faults, issue #44); `MADV_POPULATE_WRITE`
+/// (Linux 5.14) maps the same zeroed pages a fault would, without a fault per page. Buffers
+/// under 64 KiB, other systems and older kernels (the call fails) go without.
+fn prefault(buf: &mut Vec<u8>) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let spare = buf.spare_capacity_mut();
+        if spare.len() < 16 * PAGE {
+            return;
+        }
+        let start = spare.as_mut_ptr();
+        let skip = (start as usize).next_multiple_of(PAGE) - start as usize;
+        let whole = spare.len().saturating_sub(skip) / PAGE * PAGE;
+        // SAFETY: the range lies inside the vector's allocation, in its unused capacity (no
+        // reference to it exists). MADV_POPULATE_WRITE faults its pages in as writing to them
+        // would, without writing: what the memory holds does not change. A failure (a kernel
+        // before 5.14, a page size other than 4 KiB) leaves everything as it was.
+        unsafe {
+            libc::madvise(
+                start.wrapping_add(skip).cast(),
+                whole,
+                libc::MADV_POPULATE_WRITE,
+            );
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = buf;
 }
 
 /// `base` joined with `rel`, `.` and `..` resolved without touching the filesystem (an
