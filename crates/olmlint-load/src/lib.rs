@@ -268,11 +268,14 @@ pub fn load_building(paths: &[PathBuf], limits: &Limits, build: Build) -> Loaded
     }
     found.sort_by(|a, b| a.display.cmp(&b.display));
     found.dedup_by(|a, b| a.path == b.path);
-    // Largest first keeps both cores busy to the end.
+    // Largest first keeps both cores busy to the end, with every file a task of its own:
+    // split only as far as rayon splits by default (a few ranges of files), one core read
+    // community-v4.18's eight largest files in a row while the other waited (issue #44).
     let mut order: Vec<usize> = (0..found.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(found.get(i).map_or(0, |f| f.size)));
     let mut results: Vec<(usize, Result<LoadedFile, IoProblem>)> = order
         .par_iter()
+        .with_max_len(1)
         .filter_map(|&i| {
             found
                 .get(i)
