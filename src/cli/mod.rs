@@ -183,9 +183,10 @@ pub fn main() -> i32 {
     olmlint_base::timings::start();
     restore_sigpipe();
     pad_heap_growth();
-    // Deep documents are legal up to 10 000 levels; give the pipeline room.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .stack_size(64 << 20)
+    // Deep documents are legal up to 10 000 levels; give the pipeline room (the run itself
+    // is a job on the pool, below).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(256 << 20)
         .build_global();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -211,13 +212,21 @@ pub fn main() -> i32 {
         _ => None,
     };
     let (tx, rx) = std::sync::mpsc::channel();
-    let handle = std::thread::Builder::new()
+    let job = move || {
+        let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
+        let _ = tx.send(code);
+    };
+    // The run is a job on the pool: its serial stages run on a worker, which starts each
+    // parallel stage itself. From a thread of its own, every parallel stage was handed to the
+    // pool and waited for, two wake-ups each, and the run's first instructions waited for
+    // that thread to be scheduled (milliseconds on a busy machine; issue #44).
+    if pool.is_ok() {
+        rayon::spawn(job);
+    } else if std::thread::Builder::new()
         .stack_size(256 << 20)
-        .spawn(move || {
-            let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli)));
-            let _ = tx.send(code);
-        });
-    if handle.is_err() {
+        .spawn(job)
+        .is_err()
+    {
         eprintln!("olmlint: internal error: cannot start the worker thread");
         return 2;
     }
