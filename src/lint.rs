@@ -776,17 +776,14 @@ impl<'a> CheckEnv<'_, 'a> {
             self.context,
             self.context_index,
         );
-        let resolution = olmlint_base::timings::phase("resolution", || {
-            olmlint_model::resolution::build(&sources, self.config.cel_budget(), self.provided)
-        });
         let catalogs: Vec<&olmlint_model::Catalog<'_>> =
             sources.iter().map(|s| s.catalog).collect();
-        let ctx = Ctx {
+        let ctx = |resolution| Ctx {
             files: self.files,
             catalog: &own.catalog,
             config: self.config,
             index: &own.index,
-            resolution: &resolution,
+            resolution,
             catalogs: &catalogs,
             scope,
             complete: std::sync::OnceLock::new(),
@@ -794,7 +791,22 @@ impl<'a> CheckEnv<'_, 'a> {
             provided: self.provided,
             cluster: self.cluster,
         };
-        let diags = check::run(&ctx);
+        // The rule families that do not read the resolution run while it is built.
+        let placeholder = olmlint_model::resolution::Resolution::default();
+        let (resolution, early) = rayon::join(
+            || {
+                olmlint_base::timings::phase("resolution", || {
+                    olmlint_model::resolution::build(
+                        &sources,
+                        self.config.cel_budget(),
+                        self.provided,
+                    )
+                })
+            },
+            || check::run_early(&ctx(&placeholder)),
+        );
+        let ctx = ctx(&resolution);
+        let diags = check::run_late(&ctx, early);
         if self.exiting {
             // Freeing the model piece by piece costs ≈ 0.45 s at 100 000 bundles.
             std::mem::forget(ctx);

@@ -18,6 +18,7 @@ mod architecture;
 mod book;
 mod browser;
 mod catalog_roots;
+mod check_stages;
 mod cli;
 mod cluster_constraint;
 mod corpus;

@@ -183,34 +183,85 @@ pub fn timeout_finding(ctx: &Ctx<'_>, what: String) -> Diagnostic {
     d
 }
 
+type Family = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
+
+/// Every rule family, in report order, and whether it reads the resolution
+/// ([`Ctx::resolution`], [`Ctx::bundle`]). Those that do not run while the resolution is built
+/// ([`run_early`]); `tests/it/check_stages.rs` checks that they find the same without it.
+const FAMILIES: &[(&str, Family, bool)] = &[
+    ("check load", load::check, false),
+    ("check package", package::check, false),
+    ("check channel", channel::check, false),
+    ("check graph", graph::check, false),
+    ("check bundle", bundle::check, false),
+    ("check deprecations", deprecations::check, false),
+    ("check properties", properties::check, false),
+    ("check ranges", ranges::check, true),
+    ("check constraints", constraints::check, true),
+    ("check cel", cel::check, true),
+    ("check bundle_dir", bundle_dir::check, false),
+    ("check operators", operators::check, false),
+    ("check installability", installability::check, true),
+    ("check ecosystem", ecosystem::check, true),
+    ("check upgrade", upgrade::check, true),
+];
+
+/// What [`run_early`] found, family by family (nothing for the families it leaves).
+pub struct Early {
+    found: Vec<Vec<Diagnostic>>,
+    skipped: usize,
+}
+
 /// Run every rule family. Families are independent, so they run in parallel.
 pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
-    type Family = fn(&Ctx<'_>, &mut Vec<Diagnostic>);
-    let families: &[(&str, Family)] = &[
-        ("check load", load::check),
-        ("check package", package::check),
-        ("check channel", channel::check),
-        ("check graph", graph::check),
-        ("check bundle", bundle::check),
-        ("check deprecations", deprecations::check),
-        ("check properties", properties::check),
-        ("check ranges", ranges::check),
-        ("check constraints", constraints::check),
-        ("check cel", cel::check),
-        ("check bundle_dir", bundle_dir::check),
-        ("check operators", operators::check),
-        ("check installability", installability::check),
-        ("check ecosystem", ecosystem::check),
-        ("check upgrade", upgrade::check),
-    ];
+    run_late(ctx, run_early(ctx))
+}
+
+/// The rule families that do not read the resolution: `ctx.resolution` may be a placeholder
+/// (`Resolution::default()`) while the catalog's is built. They were a third of the time
+/// after loading on community-v4.18, with one core idle while the resolution was built
+/// (issue #44).
+pub fn run_early(ctx: &Ctx<'_>) -> Early {
+    let (found, skipped) = run_families(ctx, false);
+    Early { found, skipped }
+}
+
+/// The other families (`ctx.resolution` is the catalog's), then the findings of both in
+/// family order, repeats dropped and symptoms folded into their causes.
+pub fn run_late(ctx: &Ctx<'_>, early: Early) -> Vec<Diagnostic> {
+    let (late, skipped) = run_families(ctx, true);
+    let skipped = skipped + early.skipped;
+    let mut out: Vec<Diagnostic> = early
+        .found
+        .into_iter()
+        .zip(late)
+        .flat_map(|(a, b)| a.into_iter().chain(b))
+        .collect();
+    drop_repeats(&mut out);
+    fold_symptoms(&mut out, |rule| ctx.config.is_enabled(rule));
+    if skipped > 0 {
+        out.push(timeout_finding(
+            ctx,
+            format!("{skipped} of {} rule families were not run", FAMILIES.len()),
+        ));
+    }
+    out
+}
+
+/// The families that read the resolution (`resolution`) or those that do not, in parallel:
+/// the findings of each family (nothing for the others) and how many the deadline skipped.
+fn run_families(ctx: &Ctx<'_>, resolution: bool) -> (Vec<Vec<Diagnostic>>, usize) {
     use rayon::prelude::*;
     let skipped = std::sync::atomic::AtomicUsize::new(0);
     // Each family a task of its own: their costs differ by two orders of magnitude.
-    let mut out: Vec<Diagnostic> = families
+    let found = FAMILIES
         .par_iter()
         .with_max_len(1)
-        .flat_map_iter(|(label, f)| {
+        .map(|&(label, f, reads)| {
             let mut out = Vec::new();
+            if reads != resolution {
+                return out;
+            }
             if ctx.config.expired() {
                 skipped.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 return out;
@@ -229,16 +280,7 @@ pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
             out
         })
         .collect();
-    drop_repeats(&mut out);
-    fold_symptoms(&mut out, |rule| ctx.config.is_enabled(rule));
-    let skipped = skipped.into_inner();
-    if skipped > 0 {
-        out.push(timeout_finding(
-            ctx,
-            format!("{skipped} of {} rule families were not run", families.len()),
-        ));
-    }
-    out
+    (found, skipped.into_inner())
 }
 
 /// The same finding twice (same rule, place and message) is one: a bundle directory's entry

@@ -255,6 +255,8 @@ impl CelTable {
     }
 }
 
+/// `Default`: the resolution of no catalog (a placeholder while a catalog's is built).
+#[derive(Default)]
 pub struct Resolution {
     pub problem: Problem,
     /// Bundle index → (source catalog, bundle index in that catalog). Bundle indexes are global
