@@ -76,7 +76,8 @@ fn findings(dir: &Path, early_on_empty: bool) -> Vec<String> {
         cluster: None,
     };
     let early = check::run_early(&ctx(if early_on_empty { &empty } else { &real }));
-    check::run_late(&ctx(&real), early)
+    let late = check::run_late(&ctx(&real));
+    check::finish(&ctx(&real), early, late)
         .iter()
         .map(|d| format!("{d:?}"))
         .collect()

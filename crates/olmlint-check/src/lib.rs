@@ -206,35 +206,40 @@ const FAMILIES: &[(&str, Family, bool)] = &[
     ("check upgrade", upgrade::check, true),
 ];
 
-/// What [`run_early`] found, family by family (nothing for the families it leaves).
-pub struct Early {
-    found: Vec<Vec<Diagnostic>>,
+/// What some of the families found, family by family (nothing for the others), and how many
+/// of them the deadline skipped: see [`run_early`], [`run_late`], [`finish`].
+pub struct Found {
+    by_family: Vec<Vec<Diagnostic>>,
     skipped: usize,
 }
 
 /// Run every rule family. Families are independent, so they run in parallel.
 pub fn run(ctx: &Ctx<'_>) -> Vec<Diagnostic> {
-    run_late(ctx, run_early(ctx))
+    let (early, late) = rayon::join(|| run_early(ctx), || run_late(ctx));
+    finish(ctx, early, late)
 }
 
 /// The rule families that do not read the resolution: `ctx.resolution` may be a placeholder
 /// (`Resolution::default()`) while the catalog's is built. They were a third of the time
 /// after loading on community-v4.18, with one core idle while the resolution was built
 /// (issue #44).
-pub fn run_early(ctx: &Ctx<'_>) -> Early {
-    let (found, skipped) = run_families(ctx, false);
-    Early { found, skipped }
+pub fn run_early(ctx: &Ctx<'_>) -> Found {
+    run_families(ctx, false)
 }
 
-/// The other families (`ctx.resolution` is the catalog's), then the findings of both in
-/// family order, repeats dropped and symptoms folded into their causes.
-pub fn run_late(ctx: &Ctx<'_>, early: Early) -> Vec<Diagnostic> {
-    let (late, skipped) = run_families(ctx, true);
-    let skipped = skipped + early.skipped;
+/// The rule families that read the resolution (`ctx.resolution` is the catalog's).
+pub fn run_late(ctx: &Ctx<'_>) -> Found {
+    run_families(ctx, true)
+}
+
+/// The findings of [`run_early`] and [`run_late`] in family order, repeats dropped and
+/// symptoms folded into their causes.
+pub fn finish(ctx: &Ctx<'_>, early: Found, late: Found) -> Vec<Diagnostic> {
+    let skipped = early.skipped + late.skipped;
     let mut out: Vec<Diagnostic> = early
-        .found
+        .by_family
         .into_iter()
-        .zip(late)
+        .zip(late.by_family)
         .flat_map(|(a, b)| a.into_iter().chain(b))
         .collect();
     drop_repeats(&mut out);
@@ -248,9 +253,8 @@ pub fn run_late(ctx: &Ctx<'_>, early: Early) -> Vec<Diagnostic> {
     out
 }
 
-/// The families that read the resolution (`resolution`) or those that do not, in parallel:
-/// the findings of each family (nothing for the others) and how many the deadline skipped.
-fn run_families(ctx: &Ctx<'_>, resolution: bool) -> (Vec<Vec<Diagnostic>>, usize) {
+/// The families that read the resolution (`resolution`) or those that do not, in parallel.
+fn run_families(ctx: &Ctx<'_>, resolution: bool) -> Found {
     use rayon::prelude::*;
     let skipped = std::sync::atomic::AtomicUsize::new(0);
     // Each family a task of its own: their costs differ by two orders of magnitude.
@@ -280,7 +284,10 @@ fn run_families(ctx: &Ctx<'_>, resolution: bool) -> (Vec<Vec<Diagnostic>>, usize
             out
         })
         .collect();
-    (found, skipped.into_inner())
+    Found {
+        by_family: found,
+        skipped: skipped.into_inner(),
+    }
 }
 
 /// The same finding twice (same rule, place and message) is one: a bundle directory's entry
