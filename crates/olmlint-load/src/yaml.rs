@@ -774,6 +774,7 @@ impl<'a> Builder<'a> {
         false
     }
 
+    #[inline]
     fn count_node(&mut self, span: Span) -> Result<bool, LoadProblem> {
         self.nodes += 1;
         if self.nodes > self.limits.max_nodes {
@@ -906,6 +907,18 @@ fn is_str_tag(tag: Option<&saphyr_parser::Tag>) -> bool {
 }
 
 pub fn resolve_plain(s: &str) -> Option<Value> {
+    // Every null, bool and number below starts with one of these bytes; most keys and words
+    // of a catalog (`kind`, `value`, `group`, `description`) do not.
+    match s.as_bytes().first() {
+        Some(b'~' | b'n' | b'N' | b'y' | b'Y' | b't' | b'T' | b'f' | b'F' | b'o' | b'O')
+        | Some(b'.' | b'+' | b'-' | b'0'..=b'9')
+        | None => resolve_words_and_numbers(s),
+        Some(_) => None,
+    }
+}
+
+/// [`resolve_plain`] without its look at the first byte.
+fn resolve_words_and_numbers(s: &str) -> Option<Value> {
     // Every word below is at most five bytes; longer scalars can only be numbers.
     let numeric_start = |c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.');
     if s.len() > 5 && !s.starts_with(numeric_start) {
@@ -1190,6 +1203,41 @@ mod tests {
         assert_eq!(split("a: 1\n---\n\n"), vec!["a: 1\n", "\n"]);
         assert_eq!(split("# c\n---\na: 1\n"), vec!["# c\n", "a: 1\n"]);
         assert_eq!(split(""), Vec::<&str>::new());
+    }
+
+    proptest::proptest! {
+        /// The look at the first byte changes no verdict: words, numbers and near misses
+        /// (every YAML 1.1 word with any first character) resolve as without it.
+        #[test]
+        fn resolve_plain_equals_the_full_resolution(
+            s in "[~a-zA-Z0-9._+-]{0,6}|[\\x00-\\x{ff}][uUlLeEsSrRaAnNfFi_.0-9x]{0,5}"
+        ) {
+            proptest::prop_assert_eq!(
+                format!("{:?}", resolve_plain(&s)),
+                format!("{:?}", resolve_words_and_numbers(&s))
+            );
+        }
+    }
+
+    #[test]
+    fn resolve_plain_looks_past_the_first_byte_only_when_it_may_start_a_value() {
+        let words = [
+            "", "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
+            "on", "On", "ON", "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off",
+            "OFF", ".inf", "+.Inf", "-.INF", ".nan", ".NaN", "0755", "0x1F", "1e3", "-1", "+2",
+            "1_000", ".5",
+        ];
+        for w in words {
+            assert!(resolve_plain(w).is_some(), "{w:?}");
+            for c in ['k', 'A', 'Z', '_', '"', 'é', ' '] {
+                let other: String = std::iter::once(c).chain(w.chars().skip(1)).collect();
+                assert_eq!(
+                    format!("{:?}", resolve_plain(&other)),
+                    format!("{:?}", resolve_words_and_numbers(&other)),
+                    "{other:?}"
+                );
+            }
+        }
     }
 
     #[test]
