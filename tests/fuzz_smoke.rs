@@ -2,11 +2,13 @@
 //! the stable toolchain and run over each target's committed corpus (`fuzz/corpus/TARGET/`)
 //! and then over mutations of it for a few seconds each, with every oracle the libFuzzer
 //! campaigns use (no panic, no canary in any output, nothing written outside, markup and
-//! logs inert). The libFuzzer wrappers themselves are checked by `cargo check` of the fuzz
-//! crate. Campaigns proper: docs/reliability.md, "Fuzzing".
+//! logs inert), one test per target so that they run side by side. The fuzz crate's manifest,
+//! lock file and libFuzzer wrappers are checked here without compiling libFuzzer; CI's `fuzz`
+//! job compiles them. Campaigns proper: docs/reliability.md, "Fuzzing".
 //!
 //! `OLMLINT_FUZZ_SMOKE_SECONDS` sets the mutation time per target (default 4; 0: corpus
-//! only); `OLMLINT_FUZZ_SMOKE_TARGETS=lint,pr` runs only those targets.
+//! only); `OLMLINT_FUZZ_SMOKE_TARGETS=lint,pr` runs only those targets (as does
+//! `cargo test --test fuzz_smoke lint`).
 
 #[allow(dead_code, clippy::all)]
 #[path = "../fuzz/src/targets/mod.rs"]
@@ -125,54 +127,118 @@ fn run_one(name: &str, target: Target, input: &[u8], origin: &str) {
     }
 }
 
-#[test]
-fn every_target_passes_its_corpus_and_mutations() {
+/// One target over its corpus, then over mutations of it for `OLMLINT_FUZZ_SMOKE_SECONDS`.
+fn smoke(name: &str, target: Target) {
     let seconds: u64 = std::env::var("OLMLINT_FUZZ_SMOKE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(4);
     let only = std::env::var("OLMLINT_FUZZ_SMOKE_TARGETS").unwrap_or_default();
-    for (name, target) in TARGETS {
-        if !only.is_empty() && !only.split(',').any(|t| t == *name) {
-            continue;
-        }
-        let inputs = corpus(name);
-        assert!(!inputs.is_empty(), "fuzz/corpus/{name} is empty");
-        for (path, bytes) in &inputs {
-            run_one(name, *target, bytes, &path.display().to_string());
-        }
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
-        let start = Instant::now();
-        let mut runs = 0usize;
-        while start.elapsed() < Duration::from_secs(seconds) {
-            let a = &inputs[rng.below(inputs.len())].1;
-            let b = &inputs[rng.below(inputs.len())].1;
-            let input = mutate(&mut rng, a, b);
-            run_one(name, *target, &input, &format!("mutation {runs}"));
-            runs += 1;
-        }
-        eprintln!(
-            "fuzz smoke: {name}: {} corpus inputs, {runs} mutations",
-            inputs.len()
-        );
+    if !only.is_empty() && !only.split(',').any(|t| t == name) {
+        return;
     }
+    let inputs = corpus(name);
+    assert!(!inputs.is_empty(), "fuzz/corpus/{name} is empty");
+    for (path, bytes) in &inputs {
+        run_one(name, target, bytes, &path.display().to_string());
+    }
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
+    let start = Instant::now();
+    let mut runs = 0usize;
+    while start.elapsed() < Duration::from_secs(seconds) {
+        let a = &inputs[rng.below(inputs.len())].1;
+        let b = &inputs[rng.below(inputs.len())].1;
+        let input = mutate(&mut rng, a, b);
+        run_one(name, target, &input, &format!("mutation {runs}"));
+        runs += 1;
+    }
+    eprintln!(
+        "fuzz smoke: {name}: {} corpus inputs, {runs} mutations",
+        inputs.len()
+    );
 }
 
-/// The libFuzzer wrappers compile: `cargo check` of the fuzz crate (its own workspace and
-/// lock file) on the stable toolchain, into this build's target directory.
+// A test per target, so that the test threads run them side by side.
+macro_rules! smoke_tests {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                smoke(stringify!($name), targets::$name::run);
+            }
+        )*
+        /// Every target in [`TARGETS`] has its test above.
+        #[test]
+        fn every_target_has_a_smoke_test() {
+            let tested = [$(stringify!($name)),*];
+            let all: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
+            assert_eq!(all, tested);
+        }
+    };
+}
+
+smoke_tests!(load, range, constraint, cel, lint, graph, templates, pr);
+
+/// The fuzz crate (its own workspace and lock file) is what cargo-fuzz builds: its lock file is
+/// current (`cargo metadata --locked`), it has one binary per target, each one a libFuzzer
+/// wrapper calling that target's body, and no other. The bodies are compiled here; the
+/// wrappers' compilation (a `cargo check` of the crate, 55 s on 2 cores with libFuzzer's C++)
+/// is the `fuzz` job of .github/workflows/ci.yml.
 #[test]
-fn the_fuzz_crate_compiles() {
+fn the_fuzz_crate_wraps_every_target() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let target_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-check");
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["check", "--locked", "--bins", "--manifest-path"])
+        .args([
+            "metadata",
+            "--locked",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
         .arg(root.join("fuzz/Cargo.toml"))
-        .env("CARGO_TARGET_DIR", &target_dir)
         .output()
         .expect("run cargo");
     assert!(
         out.status.success(),
-        "cargo check of fuzz/ failed:\n{}",
+        "cargo metadata of fuzz/ failed (is fuzz/Cargo.lock current?):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).expect("metadata JSON");
+    let package = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "olmlint-fuzz")
+        .expect("the olmlint-fuzz package");
+    let mut bins: Vec<(String, PathBuf)> = package["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["kind"].as_array().unwrap().iter().any(|k| k == "bin"))
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                PathBuf::from(t["src_path"].as_str().unwrap()),
+            )
+        })
+        .collect();
+    bins.sort();
+    let mut names: Vec<&str> = TARGETS.iter().map(|(n, _)| *n).collect();
+    names.sort_unstable();
+    assert_eq!(
+        bins.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(),
+        names,
+        "fuzz/Cargo.toml's binaries are not the targets of fuzz/src/targets"
+    );
+    for (name, src) in &bins {
+        let text = std::fs::read_to_string(src).unwrap();
+        let call = format!("olmlint_fuzz::targets::{name}::run(data)");
+        assert!(
+            text.contains("#![no_main]")
+                && text.contains("libfuzzer_sys::fuzz_target!(")
+                && text.contains(&call),
+            "{}: not a libFuzzer wrapper calling {call}",
+            src.display()
+        );
+    }
 }

@@ -220,3 +220,44 @@ fn semantics_does_no_io() {
         }
     }
 }
+
+/// The features of every dependency, as `cargo tree` resolves them for `args`: package id →
+/// features.
+fn resolved_features(args: &[&str]) -> BTreeMap<String, String> {
+    let out = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+        .args(["tree", "--locked", "--prefix", "none", "-f", "{p}|{f}"])
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run cargo tree");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim_end_matches(" (*)").split_once('|'))
+        .map(|(p, f)| (p.to_string(), f.to_string()))
+        .collect()
+}
+
+/// The binary alone (`cargo build --bin olmlint`, what maturin and `cargo install` build) and
+/// the test build (every member with its dev-dependencies) turn on the same features in every
+/// dependency they share. When they differ, the wheel test compiles every layer crate a second
+/// time (70 s on a fresh clone: proptest turned on getrandom's `std` under tempfile); the fix is
+/// a direct dependency with those features, as the workspace Cargo.toml's `getrandom` is.
+#[test]
+fn the_binary_and_the_tests_resolve_the_same_features() {
+    let binary = resolved_features(&["-p", "olmlint", "-e", "normal,build"]);
+    let tests = resolved_features(&["--workspace", "-e", "normal,build,dev"]);
+    let differing: Vec<String> = binary
+        .iter()
+        .filter_map(|(p, f)| {
+            let t = tests.get(p)?;
+            (t != f).then(|| format!("{p}: [{f}] for the binary, [{t}] for the tests"))
+        })
+        .collect();
+    assert!(differing.is_empty(), "{differing:#?}");
+}
