@@ -127,8 +127,24 @@ fn run_one(name: &str, target: Target, input: &[u8], origin: &str) {
     }
 }
 
+/// The process's working directory: the `pr` target moves into its sandbox repository for
+/// each input (`--changed-since` asks git about the current directory), and the others read
+/// paths relative to it, so `pr` runs alone and the others side by side.
+static WORKING_DIRECTORY: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 /// One target over its corpus, then over mutations of it for `OLMLINT_FUZZ_SMOKE_SECONDS`.
 fn smoke(name: &str, target: Target) {
+    let _shared;
+    let _exclusive;
+    if name == "pr" {
+        _exclusive = WORKING_DIRECTORY
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    } else {
+        _shared = WORKING_DIRECTORY
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
     let seconds: u64 = std::env::var("OLMLINT_FUZZ_SMOKE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -196,6 +212,7 @@ fn the_fuzz_crate_wraps_every_target() {
             "--manifest-path",
         ])
         .arg(root.join("fuzz/Cargo.toml"))
+        .current_dir(root)
         .output()
         .expect("run cargo");
     assert!(
