@@ -50,6 +50,9 @@ pub struct Outcome {
     pub summary: Summary,
     /// What the run decided that the user should know (printed with the summary).
     pub notes: Vec<String>,
+    /// The catalogs linted and why each is one (the plan; change-scoped runs: the catalogs
+    /// holding the changed files).
+    pub catalogs: Vec<load::discover::Planned>,
     /// The catalogs linted (not context or baseline): where `--fix` may write.
     pub roots: Vec<PathBuf>,
     /// `limits.max-findings-per-rule-per-file`, for [`Outcome::cap_for_report`].
@@ -75,47 +78,55 @@ impl Outcome {
     }
 }
 
-/// What the given paths stand for, each step replacing a path by its parts with a note: an
-/// operator repository's root (community-operators-prod, certified-operators) is its
-/// `operators/` (bundle directories) and its `catalogs/` (its README, config.yaml and docs are
-/// not catalog content); a directory of per-OpenShift-version catalogs is one catalog per
-/// version.
-fn plan_paths(paths: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<PathBuf> {
-    type Split = fn(&std::path::Path) -> Option<Vec<PathBuf>>;
-    type Note = fn(&str, &[PathBuf]) -> String;
-    let steps: [(Split, Note); 2] = [
-        (load::walk::repository_parts, |p, parts| {
-            let names: Vec<String> = parts.iter().map(|x| load::display_path(x)).collect();
-            format!(
-                "{p} is an operator repository: linting {}",
-                names.join(" and ")
-            )
-        }),
-        (load::walk::version_catalogs, |p, versions| {
-            format!(
-                "{p} holds {} OpenShift version catalogs; each is linted as a catalog of its own",
-                versions.len()
-            )
-        }),
-    ];
-    let mut paths = paths;
-    for (split, note) in steps {
-        paths = paths
-            .into_iter()
-            // A path that leaves the repository through a link is not looked into (the walk
-            // reports it).
-            .flat_map(
-                |p| match split(&p).filter(|_| !olmlint_load::io::leaves_repository(&p)) {
-                    Some(parts) => {
-                        notes.push(note(&load::display_path(&p), &parts));
-                        parts
-                    }
-                    None => vec![p],
-                },
-            )
-            .collect();
+/// The discovery stage: what each given path stands for ([`load::discover::plan`]): the
+/// catalogs a repository's builds produce, an operator repository's parts, per-release
+/// catalogs, the templates and bundle directories beside them, or the path itself. A catalog
+/// named twice (two given paths leading to it) is linted once.
+fn plan_paths(paths: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<load::discover::Planned> {
+    let mut planned: Vec<load::discover::Planned> = Vec::new();
+    for p in paths {
+        let found = load::discover::plan(&p);
+        notes.extend(found.notes);
+        for c in found.catalogs {
+            if !planned.iter().any(|q| q.path == c.path) {
+                planned.push(c);
+            }
+        }
     }
-    paths
+    planned
+}
+
+/// OLM013: the run found no catalog file, with what it searched and why nothing matched;
+/// never a silent green run.
+fn nothing_found(opts: &Options, plan: &Plan) -> Diagnostic {
+    let given: Vec<String> = if opts.paths.is_empty() {
+        vec![".".into()]
+    } else {
+        opts.paths.iter().map(|p| load::display_path(p)).collect()
+    };
+    let searched: Vec<String> = plan
+        .catalogs
+        .iter()
+        .map(load::discover::Planned::describe)
+        .collect();
+    let why = if plan.catalogs.is_empty() {
+        "no catalog, template or bundle directory was found there".to_string()
+    } else {
+        format!(
+            "searched {}: every file there is empty of catalog content or excluded by `.indexignore`",
+            searched.join(", ")
+        )
+    };
+    let mut message = format!("no catalog file was found in {}: {why}", given.join(", "));
+    if let Some(note) = plan
+        .notes
+        .iter()
+        .find(|n| n.contains("not in the repository"))
+    {
+        message.push_str(&format!(" ({note})"));
+    }
+    Diagnostic::new("OLM013", olmlint_base::diag::bounded(message, olmlint_base::diag::MAX_MESSAGE))
+        .help("Name the catalog directory (`olmlint lint catalog/`), commit the catalog the Dockerfile copies into `/configs`, or lint the templates it is rendered from. A run that reads nothing proves nothing, so it is not reported as clean.")
 }
 
 /// Whether the run is change-scoped: `--only-files`, or `--changed-since` (which may have
@@ -170,6 +181,8 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
 struct Plan {
     /// The linted catalogs, one scope each.
     paths: Vec<PathBuf>,
+    /// The same, with why each is one (the discovery stage's decision).
+    catalogs: Vec<load::discover::Planned>,
     notes: Vec<String>,
     config_path: Option<PathBuf>,
     config: Config,
@@ -191,11 +204,18 @@ fn plan(opts: &Options) -> Result<Plan, String> {
         opts.paths.clone()
     };
     let mut notes = Vec::new();
-    let paths = if !change_scoped(opts) {
+    let catalogs = if !change_scoped(opts) {
         plan_paths(paths, &mut notes)
     } else {
         paths
+            .into_iter()
+            .map(|path| load::discover::Planned {
+                path,
+                why: load::discover::Why::Changed,
+            })
+            .collect()
     };
+    let paths: Vec<PathBuf> = catalogs.iter().map(|c| c.path.clone()).collect();
     let config_path = match (&opts.config, opts.no_config) {
         (_, true) => None,
         (Some(p), _) => Some(p.clone()),
@@ -285,6 +305,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
     }
     Ok(Plan {
         paths,
+        catalogs,
         notes,
         config_path,
         config,
@@ -370,6 +391,9 @@ fn read(opts: &Options, plan: &mut Plan) -> Read {
         }
     }
     let lint_file_count = files.iter().filter(|f| f.scope < linted_scopes).count();
+    if lint_file_count == 0 && !change_scoped(opts) {
+        diags.push(nothing_found(opts, plan));
+    }
     let config_index = plan.config_file.as_ref().map(|_| files.len());
     if let Some(cf) = plan.config_file.take() {
         let idx = files.len();
@@ -629,6 +653,7 @@ fn filter(
 ) -> Outcome {
     let Plan {
         paths,
+        catalogs,
         notes,
         config_path,
         config,
@@ -681,6 +706,7 @@ fn filter(
     summary.count(&diags);
     Outcome {
         roots: paths,
+        catalogs,
         notes,
         files,
         diags,

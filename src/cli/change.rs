@@ -147,6 +147,7 @@ pub(super) fn early_report(
         summary,
         fail_on: args.fail_on.threshold(),
         graphs: &[],
+        catalogs: &[],
     };
     let format = report_format(args.format);
     let text = report.render(format, false);

@@ -314,6 +314,34 @@ fn use_color(args: &LintArgs) -> bool {
     }
 }
 
+/// Catalogs the plan lists on a terminal, at most; `-f json` lists them all.
+const PLAN_LINES: usize = 20;
+
+/// The plan, on stderr: which catalogs were linted and why, when discovery decided more than
+/// "the path given is the catalog" (an operator repository's parts are in the notes).
+fn print_plan(catalogs: &[olmlint_load::discover::Planned]) {
+    use olmlint_load::discover::Why;
+    let discovered = catalogs.iter().any(|c| {
+        !matches!(
+            c.why,
+            Why::Given | Why::OperatorRepository | Why::Version | Why::Changed
+        )
+    });
+    if !discovered {
+        return;
+    }
+    eprintln!("catalogs ({}):", catalogs.len());
+    for c in catalogs.iter().take(PLAN_LINES) {
+        eprintln!("  {}", olmlint_report::terminal_safe(&c.describe(), false));
+    }
+    if catalogs.len() > PLAN_LINES {
+        eprintln!(
+            "  … and {} more (`-f json` lists them all)",
+            catalogs.len() - PLAN_LINES
+        );
+    }
+}
+
 /// The report in the requested format (to stdout or `-o`), the GitHub step summary, the
 /// notes and the summary line. Returns whether a finding reaches `--fail-on`.
 fn write_report(
@@ -329,6 +357,7 @@ fn write_report(
         summary: outcome.summary,
         fail_on: args.fail_on.threshold(),
         graphs: &graphs,
+        catalogs: &outcome.catalogs,
     };
     let color = use_color(args);
     olmlint_base::timings::mark("checks done");
@@ -355,6 +384,7 @@ fn write_report(
         append_step_summary(|| github::step_summary(&report));
     }
     if !args.quiet {
+        print_plan(&outcome.catalogs);
         for n in &outcome.notes {
             eprintln!("note: {}", olmlint_report::terminal_safe(n, false));
         }

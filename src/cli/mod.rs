@@ -129,6 +129,7 @@ impl HardStop {
             },
             fail_on: Some(Severity::Error),
             graphs: &[],
+            catalogs: &[],
         };
         let format = report_format(self.format);
         let text = report.render(format, false);

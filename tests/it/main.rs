@@ -22,6 +22,7 @@ mod check_stages;
 mod cli;
 mod cluster_constraint;
 mod corpus;
+mod discover;
 mod ecosystem;
 mod elided_values;
 mod fix;

@@ -29,6 +29,7 @@ pub mod package;
 pub mod properties;
 pub mod ranges;
 pub mod template;
+mod template_pairing;
 pub mod upgrade;
 
 use crate::config::Config;

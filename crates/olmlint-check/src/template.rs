@@ -71,7 +71,7 @@ fn display(files: &[LoadedFile], fi: usize) -> String {
 }
 
 /// A path without `.` components, for comparing paths the walk produced.
-fn norm(p: &Path) -> PathBuf {
+pub(crate) fn norm(p: &Path) -> PathBuf {
     olmlint_load::io::lexical(Path::new(""), p)
 }
 
@@ -175,6 +175,8 @@ type Prepared<'a> = (Vec<Diagnostic>, Option<Pending<'a>>, Option<SemverChannels
 /// Where the linted repository's templates, operators and rendered catalogs are.
 struct Layout<'a> {
     files: &'a [LoadedFile],
+    /// Scopes below this are linted catalogs.
+    linted: usize,
     /// The linted template files, in file order.
     templates: Vec<usize>,
     /// Operators by directory.
@@ -203,6 +205,7 @@ impl<'a> Layout<'a> {
             .collect();
         Layout {
             files,
+            linted,
             templates,
             ops,
             by_path,
@@ -220,8 +223,17 @@ impl<'a> Layout<'a> {
         let Some(f) = files.get(fi) else {
             return (diags, None, None);
         };
-        let (rendered, newest) = self.rendered_catalogs(&norm(&f.source.path));
-        let lookup = rendered_lookup(files, catalogs, &rendered);
+        let path = norm(&f.source.path);
+        let (mut rendered, mut newest) = self.rendered_catalogs(&path);
+        let mut elsewhere = Vec::new();
+        let pipelines = self.operator_of(&path).is_some();
+        if !pipelines {
+            // An operator team's own repository: paired by images (issue #45).
+            let paired = crate::template_pairing::pair(files, catalogs, self.linted, &t, &path);
+            (rendered, elsewhere, newest) = (paired.own, paired.elsewhere, paired.newest);
+        }
+        let all: Vec<(String, usize)> = rendered.iter().chain(&elsewhere).cloned().collect();
+        let lookup = rendered_lookup(files, catalogs, &all);
         duplicate_images(&t, &mut diags);
         let inputs = Inputs {
             files,
@@ -230,6 +242,7 @@ impl<'a> Layout<'a> {
             lookup: &lookup,
             rendered: &rendered,
             newest,
+            how: how_to_resolve(pipelines, all.is_empty()),
         };
         let (pending, channels) = match &t.body {
             Body::Basic(b) => (Some(basic(inputs, b, &mut diags)), None),
@@ -247,15 +260,19 @@ impl<'a> Layout<'a> {
         )
     }
 
+    /// The operator (pipelines layout) whose `catalog-templates/` holds the template at `path`.
+    fn operator_of(&self, path: &Path) -> Option<&Operator<'a>> {
+        path.parent()
+            .filter(|d| d.file_name().is_some_and(|n| n == "catalog-templates"))
+            .and_then(Path::parent)
+            .and_then(|d| self.ops.get(d))
+    }
+
     /// The rendered catalogs (name, file) that the operator holding the template at `path` maps
     /// it to, and of those the last one mapped (the newest).
     fn rendered_catalogs(&self, path: &Path) -> (Vec<(String, usize)>, Option<usize>) {
         let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let op = path
-            .parent()
-            .filter(|d| d.file_name().is_some_and(|n| n == "catalog-templates"))
-            .and_then(Path::parent)
-            .and_then(|d| self.ops.get(d));
+        let op = self.operator_of(path);
         let mut rendered: Vec<(String, usize)> = Vec::new();
         // The rendered catalog of the last mapped catalog that is rendered.
         let mut newest: Option<usize> = None;
@@ -438,6 +455,19 @@ struct Inputs<'i, 'a> {
     rendered: &'i [(String, usize)],
     /// Of those, the last one mapped (the newest), where its dependencies resolve.
     newest: Option<usize>,
+    /// What to do so that the images resolve (OLM904's help).
+    how: &'static str,
+}
+
+/// OLM904's advice: in the pipelines layout, map the template or render the catalogs; in an
+/// operator team's own repository, lint the catalogs rendered from it with it.
+fn how_to_resolve(pipelines: bool, nothing_rendered: bool) -> &'static str {
+    match (pipelines, nothing_rendered) {
+        (true, true) => "Map the template in the operator's ci.yaml (`fbc.catalog_mapping`) and lint the repository root, so that the rendered `catalogs/<version>/<operator>/catalog.yaml` supplies what each image holds",
+        (true, false) => "Run `make catalogs` so that the rendered catalogs hold these images; olmlint reads what each image holds from them",
+        (false, true) => "Lint the repository root (or the template's directory) with the catalog rendered from it: olmlint pairs a template with the linted catalogs holding its images, and reads what each image holds from them",
+        (false, false) => "Render the catalog again (`opm alpha render-template`) so that it holds these images; olmlint reads what each image holds from the catalogs rendered from the template",
+    }
 }
 
 /// A basic template whose catalog is still to be checked.
@@ -594,6 +624,7 @@ fn basic<'a>(
         lookup,
         rendered,
         newest,
+        how,
     } = inputs;
     let fi = t.doc.file;
     let (catalog, resolved) = template::basic_catalog(t, b, lookup, out);
@@ -613,7 +644,7 @@ fn basic<'a>(
         .map(|(r, _)| r)
         .collect();
     if let Some(first) = unresolved.first() {
-        out.push(skipped(fi, first, unresolved.len(), b.bundles.len(), rendered.is_empty(), "names, versions, properties and dependencies (channel entries naming no bundle, replaces targets, installability, GVKs, version ranges)"));
+        out.push(skipped(fi, first, unresolved.len(), b.bundles.len(), how, "names, versions, properties and dependencies (channel entries naming no bundle, replaces targets, installability, GVKs, version ranges)"));
     }
     for (cat, ri) in rendered {
         drift(files, catalogs, t, &expected, cat, *ri, out);
@@ -629,14 +660,9 @@ fn skipped(
     first: &template::ImageRef<'_>,
     n: usize,
     total: usize,
-    unmapped: bool,
+    how: &str,
     what: &str,
 ) -> Diagnostic {
-    let how = if unmapped {
-        "Map the template in the operator's ci.yaml (`fbc.catalog_mapping`) and lint the repository root, so that the rendered `catalogs/<version>/<operator>/catalog.yaml` supplies what each image holds"
-    } else {
-        "Run `make catalogs` so that the rendered catalogs hold these images; olmlint reads what each image holds from them"
-    };
     Diagnostic::new(
         "OLM904",
         format!("{n} of {total} bundles are image references no rendered catalog resolves: checks of their {what} were skipped"),
@@ -664,7 +690,7 @@ fn semver<'a>(
             first,
             bundles.unresolved.len(),
             s.bundles.len(),
-            inputs.rendered.is_empty(),
+            inputs.how,
             "versions, so the channels and edges opm generates",
         ));
         // The images alone still tell whether the rendered catalogs are current.

@@ -12,6 +12,7 @@
     )
 )]
 
+pub mod discover;
 pub mod findings;
 pub mod fix;
 pub mod git;

@@ -591,7 +591,7 @@ fn is_ci_config(path: &Path) -> bool {
 }
 
 /// Whether `dir` is a directory of operator directories (a repository's `operators/`).
-fn holds_operator_dirs(dir: &Path) -> bool {
+pub fn holds_operator_dirs(dir: &Path) -> bool {
     std::fs::read_dir(dir).is_ok_and(|entries| {
         entries
             .flatten()

@@ -10,10 +10,41 @@ use serde::Serialize;
 
 #[derive(Serialize)]
 struct Document<'a> {
+    /// The plan: every linted catalog, its path and why it is one.
+    catalogs: Vec<CatalogOut>,
     diagnostics: Vec<Finding<'a>>,
     summary: serde_json::Value,
     tool: Tool,
     version: u32,
+}
+
+#[derive(Serialize)]
+struct CatalogOut {
+    kind: &'static str,
+    path: String,
+    reason: String,
+}
+
+fn catalog(c: &olmlint_load::discover::Planned) -> CatalogOut {
+    use olmlint_load::discover::Why;
+    let kind = match c.why {
+        Why::Given => "given",
+        Why::OperatorRepository => "operator-repository",
+        Why::Version => "openshift-version",
+        Why::Image(_) => "image",
+        Why::Release => "openshift-release",
+        Why::Template => "template",
+        Why::Bundle => "bundle",
+        Why::Holding(_) => "holding",
+        Why::Changed => "changed",
+        Why::Found => "found",
+    };
+    let path = olmlint_load::display_path(&c.path);
+    CatalogOut {
+        kind,
+        path: if path.is_empty() { ".".into() } else { path },
+        reason: c.reason(),
+    }
 }
 
 #[derive(Serialize)]
@@ -165,6 +196,7 @@ fn finding<'a>(r: &Report<'a>, d: &'a Diagnostic) -> Finding<'a> {
 
 pub fn render(r: &Report<'_>) -> String {
     let doc = Document {
+        catalogs: r.catalogs.iter().map(catalog).collect(),
         diagnostics: r.diags.iter().map(|d| finding(r, d)).collect(),
         summary: serde_json::to_value(r.summary).unwrap_or_default(),
         tool: Tool {

@@ -147,6 +147,8 @@ pub struct Report<'a> {
     pub fail_on: Option<olmlint_base::diag::Severity>,
     /// The upgrade graphs with the findings overlaid (the HTML report draws them).
     pub graphs: &'a [crate::graph::PackageGraph],
+    /// The catalogs linted and why (the discovery stage's plan); `-f json` lists them.
+    pub catalogs: &'a [olmlint_load::discover::Planned],
 }
 
 /// Text for a terminal or a CI log, where catalog text (messages quote it, snippets show

@@ -368,6 +368,7 @@ pub fn check_reports(outcome: &olmlint::lint::Outcome, graphs: &[olmlint::graph:
         summary: outcome.summary,
         fail_on: Some(olmlint::diag::Severity::Error),
         graphs,
+        catalogs: &outcome.catalogs,
     };
     for (format, kind) in [
         (Format::Json, Kind::Json),
