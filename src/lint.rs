@@ -96,6 +96,42 @@ fn plan_paths(paths: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<load::discove
     planned
 }
 
+/// A file that fails to load as catalog content inside a catalog an image copies (a README, a
+/// script beside the catalog files): opm in the image reads it too. The help says which build
+/// copies it and how to leave it out.
+fn inside_images(
+    mut diags: Vec<Diagnostic>,
+    files: &[LoadedFile],
+    catalogs: &[load::discover::Planned],
+) -> Vec<Diagnostic> {
+    for d in &mut diags {
+        if !matches!(d.rule, "OLM001" | "OLM002" | "OLM003") {
+            continue;
+        }
+        let Some(file) = d.location.as_ref().and_then(|l| files.get(l.file)) else {
+            continue;
+        };
+        let Some(load::discover::Why::Image(builds)) = catalogs.get(file.scope).map(|c| &c.why)
+        else {
+            continue;
+        };
+        let Some(build) = builds.first() else {
+            continue;
+        };
+        let also = format!(
+            "This file is inside the catalog that {}:{} copies into {}: opm in the image reads it too, and `opm serve` fails on it. If it is not catalog content, list it in the catalog's `.indexignore` (or move it out of the catalog directory).",
+            load::display_path(&build.dockerfile),
+            build.line,
+            build.dest
+        );
+        d.help = Some(match d.help.take() {
+            Some(h) => format!("{h} {also}"),
+            None => also,
+        });
+    }
+    diags
+}
+
 /// OLM013: the run found no catalog file, with what it searched and why nothing matched;
 /// never a silent green run.
 fn nothing_found(opts: &Options, plan: &Plan) -> Diagnostic {
@@ -391,7 +427,9 @@ fn read(opts: &Options, plan: &mut Plan) -> Read {
         }
     }
     let lint_file_count = files.iter().filter(|f| f.scope < linted_scopes).count();
-    if lint_file_count == 0 && !change_scoped(opts) {
+    // Nothing read and nothing said about why (a refused link, an unreadable path is its
+    // own finding).
+    if lint_file_count == 0 && diags.is_empty() && !change_scoped(opts) {
         diags.push(nothing_found(opts, plan));
     }
     let config_index = plan.config_file.as_ref().map(|_| files.len());
@@ -680,6 +718,7 @@ fn filter(
         }
     }
     let diags = config.apply(diags, &files);
+    let diags = inside_images(diags, &files, &catalogs);
     let diags = drop_embedded_fixes(diags, &files);
     let mut diags = olmlint_check::suppress::apply(diags, &files, sups);
     let diags = config.suppress(std::mem::take(&mut diags), &files, config_index);

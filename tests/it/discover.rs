@@ -242,3 +242,106 @@ fn a_plain_catalog_directory_is_the_catalog_as_opm_reads_it() {
     assert!(!err.contains("catalogs ("), "{err}");
     assert!(d.iter().any(|x| x["file"] == "notes.txt"), "{d:#?}");
 }
+
+/// The Dockerfile reader on real files (tests/data/field/README.md): what each copies into
+/// the configs directory, as BuildKit would with the build arguments given.
+#[test]
+fn real_dockerfiles_copy_what_their_builds_copy() {
+    use olmlint::load::discover::dockerfile;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/field");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let copies = |text: &str| -> Vec<(Vec<String>, String)> {
+        dockerfile::parse(text)
+            .catalog_copies()
+            .into_iter()
+            .map(|c| (c.sources.clone(), c.dest.clone()))
+            .collect()
+    };
+    let one = |s: &str, d: &str| vec![(vec![s.to_string()], d.to_string())];
+    assert_eq!(
+        copies(&read("mtv-v4.16.catalog.Dockerfile")),
+        one("v4.16/catalog", "/configs")
+    );
+    assert_eq!(
+        copies(&read("rhtpa-v4.18.catalog.Dockerfile")),
+        one("catalog", "/configs")
+    );
+    assert_eq!(
+        copies(&read("coo.Dockerfile-4.22.catalog")),
+        one(
+            "catalog/coo-product-v4.22",
+            "/configs/cluster-observability-operator"
+        )
+    );
+    assert_eq!(
+        copies(&read("netobserv.catalog.Dockerfile")),
+        one("catalog", "/configs")
+    );
+    assert_eq!(
+        copies(&read("numaresources.Dockerfile.catalog")),
+        one(
+            ".konflux/catalog/numaresources-operator/",
+            "/configs/numaresources-operator"
+        )
+    );
+    assert_eq!(
+        copies(&read("webhook-operator.catalog.Dockerfile")),
+        vec![
+            (
+                vec!["catalog/.indexignore".to_string()],
+                "/configs/.indexignore".to_string()
+            ),
+            (
+                vec!["catalog/catalog.json".to_string()],
+                "/configs/catalog.json".to_string()
+            ),
+        ]
+    );
+    // `ARG INPUT_DIR` without a value: a wildcard, which the pipeline's build argument fills.
+    let submariner = read("submariner.catalog.Dockerfile");
+    let parsed = dockerfile::parse(&submariner);
+    let copy = parsed.catalog_copies()[0].clone();
+    assert_eq!(copy.sources, vec!["./*/".to_string()]);
+    assert_eq!(copy.unresolved, vec!["INPUT_DIR".to_string()]);
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join(".tekton")).unwrap();
+    std::fs::copy(
+        dir.join("submariner.tekton-4-16-push.yaml"),
+        tmp.path().join(".tekton/x.yaml"),
+    )
+    .unwrap();
+    let pipeline = olmlint::load::discover::konflux::pipelines(tmp.path());
+    assert_eq!(pipeline.len(), 1);
+    assert_eq!(pipeline[0].dockerfile, "catalog.Dockerfile");
+    assert!(pipeline[0]
+        .args
+        .contains(&("INPUT_DIR".to_string(), "catalog-4-16".to_string())));
+}
+
+/// A non-catalog file inside the directory an image copies is read by opm in the image too:
+/// reported, with which build copies it and how to leave it out.
+#[test]
+fn a_readme_inside_the_copied_catalog_is_reported_with_the_build_that_copies_it() {
+    let cat = catalog("foo", "1.0.0");
+    let tmp = repo(&[
+        ("catalog.Dockerfile", GENERATED_DOCKERFILE),
+        ("catalog/foo/catalog.json", &cat),
+        ("catalog/README.md", "# The catalog\n\nRendered by make.\n"),
+    ]);
+    let (d, _, _) = lint(tmp.path(), &[]);
+    let readme: Vec<&Value> = d
+        .iter()
+        .filter(|x| x["file"] == "catalog/README.md")
+        .collect();
+    assert_eq!(readme.len(), 1, "{d:#?}");
+    let help = readme[0]["help"].as_str().unwrap();
+    assert!(
+        help.contains("inside the catalog that catalog.Dockerfile:6 copies into /configs")
+            && help.contains("`.indexignore`"),
+        "{help}"
+    );
+    // Listed in .indexignore, as opm honours it: nothing.
+    std::fs::write(tmp.path().join("catalog/.indexignore"), "README.md\n").unwrap();
+    let (d, _, _) = lint(tmp.path(), &[]);
+    assert!(d.iter().all(|x| x["file"] != "catalog/README.md"), "{d:#?}");
+}
