@@ -216,11 +216,42 @@ fn a_missing_skips_target_is_one_finding_per_channel_and_name() {
     let f: Vec<&Value> = d.iter().filter(|x| x["rule"] == "OLM110").collect();
     assert_eq!(f.len(), 1, "{d:#?}");
     assert!(common::message(f[0]).starts_with(
-        "2 entries (foo.v1.1.0, foo.v1.2.0) of channel \"stable\" name \"foo.v1.0.0\""
-    ));
+        "2 entries in channel \"stable\" (foo.v1.1.0, foo.v1.2.0) skip \"foo.v1.0.0\", which is not a bundle"
+    ), "{}", common::message(f[0]));
     let help = f[0]["help"].as_str().unwrap();
     assert!(help.contains("keep the reference"), "{help}");
     assert!(!help.contains("drop the reference"), "{help}");
+}
+
+/// OLM110 says which field names the missing bundle (#45: the verb was missing, "foo.v0.2.0
+/// of channel "beta" name "foo.v0.1.1""): `replaces` or `skips`, per entry when they differ.
+#[test]
+fn a_missing_target_finding_says_whether_it_is_replaced_or_skipped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cat = tmp.path().join("catalog");
+    std::fs::create_dir_all(&cat).unwrap();
+    // foo.v1.1.5 is off the replaces chain (head foo.v1.2.0, tail foo.v1.1.0), so its
+    // `replaces` is judged; foo.v1.2.0 alone skips foo.v1.0.5.
+    let mut text = "---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.1.0\n    skips: [foo.v1.0.0]\n  - name: foo.v1.1.5\n    replaces: foo.v1.0.0\n  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n    skips: [foo.v1.0.5, foo.v1.1.5]\n".to_string();
+    for v in ["1.1.0", "1.1.5", "1.2.0"] {
+        text.push_str(&foo_bundle(v, ""));
+    }
+    std::fs::write(cat.join("catalog.yaml"), text).unwrap();
+    let (d, _) = lint(&[cat.to_str().unwrap()]);
+    let mut f: Vec<&Value> = d.iter().filter(|x| x["rule"] == "OLM110").collect();
+    f.sort_by_key(|x| common::message(x).to_string());
+    let messages: Vec<&str> = f.iter().map(|x| common::message(x)).collect();
+    assert_eq!(
+        messages,
+        [
+            "2 entries in channel \"stable\" (foo.v1.1.0 skips, foo.v1.1.5 replaces) name \"foo.v1.0.0\", which is not a bundle of package \"foo\"",
+            "foo.v1.2.0 in channel \"stable\" skips \"foo.v1.0.5\", which is not a bundle of package \"foo\"",
+        ],
+        "{d:#?}"
+    );
+    let related = f[0]["related"].as_array().unwrap();
+    assert_eq!(related.len(), 1, "{related:#?}");
+    assert_eq!(related[0]["message"], "foo.v1.1.5 replaces it too");
 }
 
 #[test]

@@ -228,6 +228,15 @@ impl<'c, 'a> ChannelGraph<'c, 'a> {
     }
 }
 
+/// Where an entry names a missing bundle: (entry, field naming it, pointer, span, file).
+type Site<'s> = (
+    &'s str,
+    &'static str,
+    String,
+    olmlint_base::tree::Span,
+    usize,
+);
+
 /// OLM110: `replaces`/`skips` naming no bundle of the package (the chain's tail excepted).
 fn replaces_missing(
     ctx: &Ctx<'_>,
@@ -239,25 +248,28 @@ fn replaces_missing(
 ) {
     let pkg = c.package.map_or("", |p| p.value);
     let in_package = |n: &str| by_name.contains_key(n) || ctx.index.bundle.contains_key(&(pkg, n));
-    type Site<'s> = (&'s str, String, olmlint_base::tree::Span, usize);
     let mut missing: std::collections::BTreeMap<&str, Vec<Site<'_>>> =
         std::collections::BTreeMap::new();
     for e in entries {
         let n = e.name.map_or("", |n| n.value);
-        let mut targets: Vec<(&str, String, olmlint_base::tree::Span)> = Vec::new();
+        let mut targets: Vec<(&str, &'static str, String, olmlint_base::tree::Span)> = Vec::new();
         if let Some(r) = e.replaces.filter(|r| !r.value.is_empty()) {
             if Some(n) != tail {
-                targets.push((r.value, e.pointer("replaces"), r.node.span));
+                targets.push((r.value, "replaces", e.pointer("replaces"), r.node.span));
             }
         }
         for (j, s) in e.skips.iter().enumerate() {
             if !s.value.is_empty() {
-                targets.push((s.value, format!("{}/{j}", e.pointer("skips")), s.node.span));
+                let p = format!("{}/{j}", e.pointer("skips"));
+                targets.push((s.value, "skips", p, s.node.span));
             }
         }
-        for (t, p, span) in targets {
+        for (t, field, p, span) in targets {
             if !in_package(t) {
-                missing.entry(t).or_default().push((n, p, span, e.file));
+                missing
+                    .entry(t)
+                    .or_default()
+                    .push((n, field, p, span, e.file));
             }
         }
     }
@@ -266,30 +278,26 @@ fn replaces_missing(
     let known: Option<olmlint_base::suggest::Names<'_>> =
         (!missing.is_empty()).then(|| olmlint_base::suggest::Names::new(by_name.keys().copied()));
     for (t, sites) in missing {
-        let Some((first, pointer, span, first_file)) = sites.first().cloned() else {
+        let Some((first, _, pointer, span, first_file)) = sites.first().cloned() else {
             continue;
         };
-        let names: Vec<&str> = sites.iter().map(|x| x.0).collect();
-        let who = match names.as_slice() {
-            [one] => (*one).to_string(),
-            _ => format!("{} entries ({})", names.len(), names.join(", ")),
-        };
         let ch = c.name.map_or("", |x| x.value);
+        let who = naming(ch, t, &sites);
         // `t` names no entry of the channel, so it is not among the candidates.
         let hint = known
             .as_ref()
             .and_then(|n| n.closest(t))
             .map(|k| format!(" Did you mean {k:?}?"))
             .unwrap_or_default();
-        let mut d = Diagnostic::new("OLM110", format!("{who} of channel {ch:?} name {t:?}, which is not a bundle of package {pkg:?}"))
+        let mut d = Diagnostic::new("OLM110", format!("{who}, which is not a bundle of package {pkg:?}"))
             .at(first_file, span)
             .pointer(pointer)
             .package(Some(pkg))
             .bundle(Some(first))
             .help(format!("If it is a typo, fix it: the upgrade edge from {t:?} is silently lost.{hint} If {t:?} was pruned from the catalog on purpose, keep the reference: clusters still running it upgrade through this edge (removing it strands them, see OLM704)."));
-        for (n, _, sp, f) in sites.iter().skip(1) {
+        for (n, field, _, sp, f) in sites.iter().skip(1) {
             d = d.related(
-                format!("{n} names it too"),
+                format!("{n} {field} it too"),
                 Some(olmlint_base::diag::Location {
                     file: *f,
                     span: *sp,
@@ -297,6 +305,34 @@ fn replaces_missing(
             );
         }
         out.push(d);
+    }
+}
+
+/// OLM110's subject and verb: which entries of channel `ch` name `t`, and in which field
+/// (`foo.v2 in channel "beta" replaces "foo.v1"`; several entries: `2 entries in channel
+/// "beta" (foo.v2, foo.v3) skip "foo.v1"`, each with its field when the fields differ).
+fn naming(ch: &str, t: &str, sites: &[Site<'_>]) -> String {
+    let fields: std::collections::BTreeSet<&str> = sites.iter().map(|x| x.1).collect();
+    match (sites, fields.len()) {
+        ([(one, field, ..)], _) => format!("{one} in channel {ch:?} {field} {t:?}"),
+        (_, 1) => {
+            let names: Vec<&str> = sites.iter().map(|x| x.0).collect();
+            // "replaces"/"skips" as a plural verb: "replace"/"skip".
+            let verb = sites.first().map_or("", |x| x.1.trim_end_matches('s'));
+            format!(
+                "{} entries in channel {ch:?} ({}) {verb} {t:?}",
+                names.len(),
+                names.join(", ")
+            )
+        }
+        _ => {
+            let names: Vec<String> = sites.iter().map(|x| format!("{} {}", x.0, x.1)).collect();
+            format!(
+                "{} entries in channel {ch:?} ({}) name {t:?}",
+                names.len(),
+                names.join(", ")
+            )
+        }
     }
 }
 
