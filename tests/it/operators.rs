@@ -172,3 +172,74 @@ fn real_operator_directories() {
     // shipwright-operator is released from catalog templates: no package here.
     assert_eq!(summary.packages, 3);
 }
+
+/// `operators/<op>/` with a ci.yaml and one bundle directory per (directory, CSV name,
+/// spec.version), all of package `pkg`; the OLM805 messages of a lint of it.
+fn csv_name_findings(op: &str, pkg: &str, bundles: &[(&str, &str, &str)]) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("operators").join(op);
+    let mut files = vec![(
+        "ci.yaml".to_string(),
+        "updateGraph: semver-mode\n".to_string(),
+    )];
+    for (d, name, v) in bundles {
+        files.push((
+            format!("{d}/metadata/annotations.yaml"),
+            format!("annotations:\n  operators.operatorframework.io.bundle.package.v1: {pkg}\n  operators.operatorframework.io.bundle.channels.v1: stable\n"),
+        ));
+        files.push((
+            format!("{d}/manifests/{pkg}.clusterserviceversion.yaml"),
+            format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {name}\nspec:\n  version: {v}\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    crate::common::write_files(&dir, &files);
+    let (d, _) = crate::common::lint_json(None, &[dir.to_str().unwrap()]);
+    d.iter()
+        .filter(|x| x["rule"] == "OLM805")
+        .map(|x| crate::common::message(x).to_string())
+        .collect()
+}
+
+/// OLM805 says what the pipelines read from the name (#45: "does not start with the package
+/// name" for a name that does, and a suggested `v` the package's bundles do not use).
+#[test]
+fn csv_name_findings_say_what_the_pipelines_read() {
+    // The version follows a `-`: the pipelines read the operator name up to the first `.`.
+    assert_eq!(
+        csv_name_findings("foo-operator", "foo-operator", &[("1.2.3", "foo-operator-v1.2.3", "1.2.3")]),
+        ["CSV name \"foo-operator-v1.2.3\" starts with the package name \"foo-operator\" but continues with \"-v1\" before its first \".\", so the pipelines read the operator name as \"foo-operator-v1\" (the convention is \"foo-operator.v1.2.3\")"]
+    );
+    // A different operator name.
+    assert_eq!(
+        csv_name_findings("foo", "foo", &[("1.0.0", "bar.v1.0.0", "1.0.0")]),
+        ["CSV name \"bar.v1.0.0\" names operator \"bar\" (the text before its first \".\", as the pipelines read it), not the package name \"foo\" (the convention is \"foo.v1.0.0\")"]
+    );
+    // No `.` at all.
+    assert_eq!(
+        csv_name_findings("foo", "foo", &[("1.0.0", "foo-v1-0-0", "1.0.0")]),
+        ["CSV name \"foo-v1-0-0\" has no \".\": the pipelines read the operator name and the version from either side of the first \".\" (the operator name must be the package name \"foo\") (the convention is \"foo.v1.0.0\")"]
+    );
+    // The package's bundles are named without `v`: so is the suggestion.
+    assert_eq!(
+        csv_name_findings(
+            "foo",
+            "foo",
+            &[("1.0.0", "foo.1.0.0", "1.0.0"), ("1.1.0", "foo.1.1.0", "1.1.0"), ("1.2.0", "foo.1.2.0", "1.2.0"), ("1.3.0", "foo.1.2.0", "1.3.0")]
+        ),
+        ["CSV name \"foo.1.2.0\" names version \"1.2.0\" but spec.version is \"1.3.0\", and bundle directory 1.2.0 has the same name: an index holds one bundle per name (the convention is \"foo.1.3.0\")"]
+    );
+    // Named as the package's other bundles are, with or without `v`: nothing to say.
+    assert!(csv_name_findings(
+        "foo",
+        "foo",
+        &[
+            ("1.0.0", "foo.1.0.0", "1.0.0"),
+            ("1.1.0", "foo.1.1.0", "1.1.0")
+        ]
+    )
+    .is_empty());
+}

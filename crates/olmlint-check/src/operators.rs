@@ -178,7 +178,50 @@ fn csv_names<'a>(bundles: &[&DirBundle<'a>], newest: &DirBundle<'a>, out: &mut V
         .filter(|o| !std::ptr::eq(**o, b))
         .filter_map(|o| o.root.file_name().and_then(|n| n.to_str()))
         .collect();
-    csv_name(b, expected_prefix, &twins, out);
+    csv_name(b, expected_prefix, version_prefix(bundles, b), &twins, out);
+}
+
+/// What goes between the operator name's `.` and the version in a suggested CSV name: `v`
+/// (the convention), or nothing when most of the package's other bundles are named without
+/// it (`foo.1.2.3`; the pipelines accept both).
+fn version_prefix(bundles: &[&DirBundle<'_>], b: &DirBundle<'_>) -> &'static str {
+    let (mut with, mut without) = (0usize, 0usize);
+    for o in bundles.iter().filter(|o| !std::ptr::eq(**o, b)) {
+        match o.name().split_once('.').and_then(|(_, r)| r.chars().next()) {
+            Some('v') => with += 1,
+            Some(c) if c.is_ascii_digit() => without += 1,
+            _ => {}
+        }
+    }
+    if without > with {
+        ""
+    } else {
+        "v"
+    }
+}
+
+/// What is wrong with the operator name of CSV name `name`, read as the pipelines read it
+/// (the text before the first `.`, `prefix`), when it is not `operator_name`.
+fn operator_name_problem(name: &str, prefix: &str, operator_name: &str, pkg: &str) -> String {
+    let whom = if operator_name == pkg {
+        format!("the package name {pkg:?}")
+    } else {
+        format!("{operator_name:?}, the operator name the package's other bundles use")
+    };
+    let after = name.strip_prefix(operator_name).unwrap_or("");
+    if !name.contains('.') {
+        format!("has no \".\": the pipelines read the operator name and the version from either side of the first \".\" (the operator name must be {whom})")
+    } else if name.starts_with(operator_name)
+        && operator_name.contains('.')
+        && after.starts_with('.')
+    {
+        format!("starts with {whom}, but the pipelines read the operator name up to the first \".\" ({prefix:?}): an operator name containing \".\" cannot be read back from a CSV name")
+    } else if name.starts_with(operator_name) && !after.is_empty() {
+        let before_dot = after.split_once('.').map_or(after, |(a, _)| a);
+        format!("starts with {whom} but continues with {before_dot:?} before its first \".\", so the pipelines read the operator name as {prefix:?}")
+    } else {
+        format!("names operator {prefix:?} (the text before its first \".\", as the pipelines read it), not {whom}")
+    }
 }
 
 /// OLM805: `metadata.name` is `<operator>.v<version>`: `replaces` of the next bundle names
@@ -186,6 +229,7 @@ fn csv_names<'a>(bundles: &[&DirBundle<'a>], newest: &DirBundle<'a>, out: &mut V
 fn csv_name(
     b: &DirBundle<'_>,
     expected_prefix: Option<&str>,
+    v: &str,
     twins: &[&str],
     out: &mut Vec<Diagnostic>,
 ) {
@@ -202,13 +246,9 @@ fn csv_name(
         return;
     }
     let operator_name = expected_prefix.unwrap_or(prefix);
-    let expected = format!("{operator_name}.v{}", version.value);
+    let expected = format!("{operator_name}.{v}{}", version.value);
     let mut what = if !prefix_ok {
-        if expected_prefix == Some(pkg.value) {
-            format!("does not start with the package name {:?}", pkg.value)
-        } else {
-            format!("does not start with {operator_name:?}, the operator name the package's other bundles use")
-        }
+        operator_name_problem(name.value, prefix, operator_name, pkg.value)
     } else {
         format!(
             "names version {named_version:?} but spec.version is {:?}",
