@@ -674,7 +674,8 @@ fn check_scopes<'a>(
             std::mem::forget(model);
         }
     }
-    per_scope.push((templates.0, [0; 3]));
+    // Templates whose packages no linted catalog holds count their packages and bundles.
+    per_scope.push((templates.0, [0, templates.2[0], templates.2[1]]));
     (per_scope, graphs)
 }
 

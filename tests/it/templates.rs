@@ -292,3 +292,69 @@ fn real_templates_and_their_rendered_catalogs() {
         .unwrap();
     assert!(drift.help.contains("older than v1.61"), "{}", drift.help);
 }
+
+/// A template whose bundles carry `name:` (opm ignores it): one OLM901 info for the template,
+/// not one per bundle (#45: 104 infos on one input); and a run on the template alone counts
+/// its package and bundle entries in the summary (it counted 0 and 0).
+#[test]
+fn ignored_bundle_names_once_per_template_and_a_template_run_counts_its_bundles() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = "schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: foo\n    defaultChannel: stable\n  - schema: olm.channel\n    package: foo\n    name: stable\n    entries:\n      - name: foo.v1.0.0\n".to_string();
+    for i in 1..6 {
+        text.push_str(&format!(
+            "      - name: foo.v1.{i}.0\n        replaces: foo.v1.{}.0\n",
+            i - 1
+        ));
+    }
+    for i in 0..6 {
+        text.push_str(&format!("  - schema: olm.bundle\n    name: foo.v1.{i}.0\n    image: quay.io/example/foo-bundle@sha256:{}\n", format!("{i}").repeat(64)));
+    }
+    std::fs::write(tmp.path().join("catalog-template.yaml"), text).unwrap();
+    let out = crate::common::olmlint(
+        None,
+        [
+            "lint",
+            "--no-config",
+            "-f",
+            "json",
+            tmp.path().to_str().unwrap(),
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "OLM901")
+        .collect();
+    assert_eq!(names.len(), 1, "{report:#}");
+    let d = names[0];
+    assert_eq!(d["severity"], "info");
+    assert_eq!(
+        d["message"],
+        "`name` of a basic template bundle is ignored: opm names each bundle after its CSV (6 bundle entries set it, the first entries[2])"
+    );
+    assert_eq!(d["pointer"], "/entries/2/name");
+    assert_eq!(d["line"], 22);
+    let related: Vec<(&str, Option<u64>)> = d["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["message"].as_str().unwrap(), r["line"].as_u64()))
+        .collect();
+    assert_eq!(
+        related,
+        [
+            ("entries[3] sets `name` too", Some(25)),
+            ("entries[4] sets `name` too", Some(28)),
+            ("entries[5] sets `name` too", Some(31)),
+            ("and 2 more bundle entries", None),
+        ]
+    );
+    // The summary counts the template's package and bundle entries (human and JSON).
+    assert_eq!(report["summary"]["packages"], 1, "{:#}", report["summary"]);
+    assert_eq!(report["summary"]["bundles"], 6, "{:#}", report["summary"]);
+    let human = crate::common::olmlint(None, ["lint", "--no-config", tmp.path().to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&human.stderr);
+    assert!(err.contains(" 1 package(s), 6 bundle(s) in "), "{err}");
+}

@@ -143,34 +143,54 @@ fn operators<'a>(files: &'a [LoadedFile], linted: usize) -> Vec<Operator<'a>> {
 
 /// Every check of this family. `catalogs`: the linted catalogs' models by scope (rendered
 /// catalogs are read from them); `check` runs the catalog checks on a basic template's catalog.
+/// Also returns the packages and bundle entries of the templates that no linted catalog
+/// counts already, for the summary.
 pub fn check_all<'a>(
     files: &'a [LoadedFile],
     linted: usize,
     catalogs: &HashMap<usize, &Catalog<'a>>,
     check: &CheckCatalog<'a>,
-) -> (Vec<Diagnostic>, Vec<SemverChannels>) {
+) -> (Vec<Diagnostic>, Vec<SemverChannels>, [usize; 2]) {
     let layout = Layout::new(files, linted);
+    // The packages the linted catalogs count already (declared, or of a bundle).
+    let counted: HashSet<&str> = catalogs
+        .values()
+        .flat_map(|c| {
+            c.packages
+                .iter()
+                .filter_map(|p| p.name.map(|n| n.value))
+                .chain(c.bundles.iter().map(|b| b.package()))
+        })
+        .collect();
     let prepared: Vec<Prepared<'a>> = layout
         .templates
         .par_iter()
-        .map(|&fi| layout.prepare(catalogs, fi))
+        .map(|&fi| layout.prepare(catalogs, &counted, fi))
         .collect();
     let mut out = Vec::new();
     let mut pending = Vec::new();
     let mut generated = Vec::new();
-    for (diags, p, g) in prepared {
+    let mut counts = [0usize; 2];
+    for (diags, p, g, c) in prepared {
         out.extend(diags);
         pending.extend(p);
         generated.extend(g);
+        counts[0] += c[0];
+        counts[1] += c[1];
     }
     out.extend(check_basic_catalogs(files, pending, check));
     layout.mappings(&mut out);
-    (out, generated)
+    (out, generated, counts)
 }
 
 /// One template's own findings, its catalog when it is a basic template, the channels it
-/// generates when it is a semver template.
-type Prepared<'a> = (Vec<Diagnostic>, Option<Pending<'a>>, Option<SemverChannels>);
+/// generates when it is a semver template, and the packages and bundles it counts for.
+type Prepared<'a> = (
+    Vec<Diagnostic>,
+    Option<Pending<'a>>,
+    Option<SemverChannels>,
+    [usize; 2],
+);
 
 /// Where the linted repository's templates, operators and rendered catalogs are.
 struct Layout<'a> {
@@ -214,14 +234,19 @@ impl<'a> Layout<'a> {
 
     /// Reads template `fi` and runs its own checks, with the bundles of the rendered catalogs
     /// ci.yaml maps it to.
-    fn prepare(&self, catalogs: &HashMap<usize, &Catalog<'a>>, fi: usize) -> Prepared<'a> {
+    fn prepare(
+        &self,
+        catalogs: &HashMap<usize, &Catalog<'a>>,
+        counted: &HashSet<&str>,
+        fi: usize,
+    ) -> Prepared<'a> {
         let files = self.files;
         let mut diags = Vec::new();
         let Some(t) = template::read(files, fi, &mut diags) else {
-            return (diags, None, None);
+            return (diags, None, None, [0; 2]);
         };
         let Some(f) = files.get(fi) else {
-            return (diags, None, None);
+            return (diags, None, None, [0; 2]);
         };
         let path = norm(&f.source.path);
         let (mut rendered, mut newest) = self.rendered_catalogs(&path);
@@ -244,20 +269,33 @@ impl<'a> Layout<'a> {
             newest,
             how: how_to_resolve(pipelines, all.is_empty()),
         };
-        let (pending, channels) = match &t.body {
-            Body::Basic(b) => (Some(basic(inputs, b, &mut diags)), None),
-            Body::Semver(s) => (None, semver(inputs, s, &mut diags)),
+        let (pending, channels, bundles) = match &t.body {
+            Body::Basic(b) => (Some(basic(inputs, b, &mut diags)), None, b.bundle_entries),
+            Body::Semver(s) => (None, semver(inputs, s, &mut diags), s.bundles.len()),
         };
-        (
-            diags,
-            pending.map(|(catalog, resolved, extra)| Pending {
-                t,
-                catalog,
-                resolved,
-                extra,
-            }),
-            channels,
-        )
+        let pending = pending.map(|(catalog, resolved, extra)| Pending {
+            t,
+            catalog,
+            resolved,
+            extra,
+        });
+        // What the summary counts: the template's packages and bundle entries, unless a linted
+        // catalog (the one it is rendered into, bundle directories of its package) counts
+        // them already. A semver template is one package, its bundles'.
+        let packages = match &pending {
+            Some(p) => p
+                .packages()
+                .into_iter()
+                .filter(|n| !counted.contains(n))
+                .count(),
+            None => usize::from(bundles > 0 && rendered.is_empty()),
+        };
+        let counts = if packages > 0 {
+            [packages, bundles]
+        } else {
+            [0; 2]
+        };
+        (diags, pending, channels, counts)
     }
 
     /// The operator (pipelines layout) whose `catalog-templates/` holds the template at `path`.

@@ -180,6 +180,7 @@ fn basic<'a>(fi: usize, root: &'a Node, diags: &mut Vec<Diagnostic>) -> Basic<'a
         }
         return out;
     };
+    let mut named: Vec<(usize, &Entry)> = Vec::new();
     for (i, item) in items.iter().enumerate() {
         out.entry_spans.push(item.span);
         let pointer = format!("/entries/{i}");
@@ -198,8 +199,9 @@ fn basic<'a>(fi: usize, root: &'a Node, diags: &mut Vec<Diagnostic>) -> Basic<'a
             continue;
         }
         out.bundle_entries += 1;
-        bundle_entry(fi, i, item, m, &pointer, &mut out, diags);
+        named.extend(bundle_entry(fi, i, item, m, &pointer, &mut out, diags));
     }
+    ignored_names(fi, &named, diags);
     out
 }
 
@@ -274,8 +276,9 @@ fn bundle_entry<'a>(
     pointer: &str,
     out: &mut Basic<'a>,
     diags: &mut Vec<Diagnostic>,
-) {
+) -> Option<(usize, &'a Entry)> {
     let mut image = None;
+    let mut named = None;
     for e in m {
         let k = e.key.to_ascii_lowercase();
         match k.as_str() {
@@ -296,14 +299,7 @@ fn bundle_entry<'a>(
                     );
                 }
             }
-            "name" => diags.push(
-                err(fi, e.key_span, "OLM901", format!(
-                    "`name` of a basic template bundle is ignored: opm names the bundle after its CSV (entries[{i}])"
-                ))
-                .severity(Severity::Info)
-                .pointer(ptr(pointer, &*e.key))
-                .help("Channel entries must use the CSV's `metadata.name`; a different name here changes nothing. Remove it to avoid confusion."),
-            ),
+            "name" => named = Some((i, e)),
             _ => diags.push(
                 err(fi, e.key_span, "OLM901", format!(
                     "unknown key `{}` in a basic template bundle is ignored by opm{}",
@@ -330,6 +326,39 @@ fn bundle_entry<'a>(
             .help("opm refuses the template: every `olm.bundle` entry of a basic template needs `image: <bundle image pull spec>`."),
         ),
     }
+    named
+}
+
+/// OLM901 (info) once per template for the bundle entries that set `name` (opm ignores it):
+/// at the first, counting them all, with a few others as related locations.
+fn ignored_names(fi: usize, named: &[(usize, &Entry)], diags: &mut Vec<Diagnostic>) {
+    const SHOWN: usize = 3;
+    let Some((first, e)) = named.first() else {
+        return;
+    };
+    let which = match named.len() {
+        1 => format!("entries[{first}] sets it"),
+        n => format!("{n} bundle entries set it, the first entries[{first}]"),
+    };
+    let mut d = err(fi, e.key_span, "OLM901", format!(
+        "`name` of a basic template bundle is ignored: opm names each bundle after its CSV ({which})"
+    ))
+    .severity(Severity::Info)
+    .pointer(ptr(&format!("/entries/{first}"), &*e.key))
+    .help("Channel entries must use the CSV's `metadata.name`; a different name here changes nothing. Remove these names to avoid confusion.");
+    for (i, e) in named.iter().skip(1).take(SHOWN) {
+        d = d.related(
+            format!("entries[{i}] sets `name` too"),
+            Some(olmlint_base::diag::Location {
+                file: fi,
+                span: e.key_span,
+            }),
+        );
+    }
+    if let Some(rest) = named.len().checked_sub(SHOWN + 1).filter(|n| *n > 0) {
+        d = d.related(format!("and {rest} more bundle entries"), None);
+    }
+    diags.push(d);
 }
 
 const SEMVER_KEYS: [&str; 7] = [
