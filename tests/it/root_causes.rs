@@ -264,3 +264,62 @@ fn an_invalid_skip_range_in_a_bundle_directory_csv_is_a_warning_with_an_unsafe_f
     .unwrap();
     assert!(lint(&b, &[]).is_empty());
 }
+
+/// OLM501's related locations name each location once (#45): bundles in two channels are two
+/// entries each of the unsatisfiable core, which listed every dependency and bundle twice.
+#[test]
+fn an_uninstallable_bundle_lists_each_related_location_once() {
+    let fast = |name: &str, entries: &str| {
+        format!("---\nschema: olm.channel\npackage: {name}\nname: fast\nentries:\n{entries}")
+    };
+    let needs = |pkg: &str, range: &str| {
+        format!("  - type: olm.package.required\n    value: {{packageName: {pkg}, versionRange: '{range}'}}\n")
+    };
+    let shared = "  - name: shared.v1.0.0\n  - name: shared.v2.0.0\n    replaces: shared.v1.0.0\n";
+    let text = package("shared", shared)
+        + &fast("shared", shared)
+        + &bundle("shared", "1.0.0", "")
+        + &bundle("shared", "2.0.0", "")
+        + &package("left", "  - name: left.v1.0.0\n")
+        + &fast("left", "  - name: left.v1.0.0\n")
+        + &bundle("left", "1.0.0", &needs("shared", "1.0.0"))
+        + &package("right", "  - name: right.v1.0.0\n")
+        + &fast("right", "  - name: right.v1.0.0\n")
+        + &bundle("right", "1.0.0", &needs("shared", ">=2.0.0 <3.0.0"))
+        + &package("top", "  - name: top.v1.0.0\n")
+        + &bundle(
+            "top",
+            "1.0.0",
+            &(needs("left", ">=1.0.0") + &needs("right", ">=1.0.0")),
+        );
+    let tmp = catalog(&text);
+    let d = lint(tmp.path(), &[]);
+    let f = d
+        .iter()
+        .find(|x| x["rule"] == "OLM501")
+        .unwrap_or_else(|| panic!("{d:#?}"));
+    let at: Vec<(u64, u64)> = f["related"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["line"].as_u64().unwrap(), r["column"].as_u64().unwrap()))
+        .collect();
+    let mut once = at.clone();
+    once.sort_unstable();
+    once.dedup();
+    assert_eq!(at.len(), once.len(), "{:#?}", f["related"]);
+    // Each of the core's six items is still there: two dependencies of top, one of left,
+    // one of right, the two bundles of shared.
+    assert_eq!(at.len(), 6, "{:#?}", f["related"]);
+    let notes = related(f);
+    assert!(
+        notes.contains(&"left.v1.0.0 requires an operator with package: shared and with version in range: 1.0.0"),
+        "{notes:#?}"
+    );
+    assert!(
+        notes.contains(
+            &"shared.v2.0.0 is in package shared; only one bundle per package may be installed"
+        ),
+        "{notes:#?}"
+    );
+}

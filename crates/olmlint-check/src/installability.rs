@@ -388,6 +388,7 @@ impl Failure<'_, '_> {
                 _ => {}
             }
         }
+        d.related = once_per_location(std::mem::take(&mut d.related));
         d
     }
 
@@ -430,6 +431,36 @@ impl Failure<'_, '_> {
             olm_message(&r.problem, verdict)
         )
     }
+}
+
+/// Related locations each listed once, in order: a bundle in several channels is several
+/// entries of the core, each naming the same dependency or bundle. What a later item says
+/// that the first at its location does not is appended to the first.
+fn once_per_location(
+    related: Vec<olmlint_base::diag::Related>,
+) -> Vec<olmlint_base::diag::Related> {
+    let mut at: HashMap<Location, usize> = HashMap::new();
+    let mut out: Vec<olmlint_base::diag::Related> = Vec::with_capacity(related.len());
+    for r in related {
+        let Some(l) = r.location else {
+            out.push(r);
+            continue;
+        };
+        match at.get(&l).and_then(|&i| out.get_mut(i)) {
+            Some(first) if first.message.contains(r.message.as_str()) => {}
+            Some(first) => {
+                first.message = olmlint_base::diag::bounded(
+                    format!("{}; {}", first.message, r.message),
+                    olmlint_base::diag::MAX_RELATED,
+                );
+            }
+            None => {
+                at.insert(l, out.len());
+                out.push(r);
+            }
+        }
+    }
+    out
 }
 
 /// OLM504: the core involves only this bundle's own dependencies plus invariants.
