@@ -30,8 +30,8 @@
 #   GITHUB_ACTION_PATH     the action's checkout (the crate that is built by default)
 #   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP, RUNNER_OS, RUNNER_ARCH: as set by Actions
 #
-# Runs: olmlint lints two or three times with identical arguments, because one run writes one
-# format: `-f json -o` (counts and the exit code; its human report goes to a collapsed log
+# Runs: olmlint lints three or four times with identical arguments, because one run writes one
+# format: `-f json -o` (counts and the exit code), `-f human` (the report, in a collapsed log
 # group), `-f github` (annotations on stdout, Markdown table appended to $GITHUB_STEP_SUMMARY)
 # and, only when a SARIF file is requested, `-f sarif -o`. Loading and checking a catalog is
 # fast next to a workflow's start-up; the JSON report is the stable contract for the counts.
@@ -676,15 +676,17 @@ cmd_lint() {
   new_scratch
   tmp=$SCRATCH_DIR
 
-  # Run 1: JSON for the counts and the exit code; the human report goes to a collapsed group.
+  # Run 1: JSON for the counts and the exit code (with -o, olmlint's stderr is the summary).
   rc_json=0
   "$bin" lint -f json -o "$tmp/report.json" "${common[@]}" -- "${paths[@]}" 2>"$tmp/stderr" || rc_json=$?
   if [ "$rc_json" -ge 2 ]; then
     print_guarded "$tmp/stderr" "olmlint output"
     fail "olmlint exited with code $rc_json (usage or I/O error): $(head -n 1 "$tmp/stderr")"
   fi
-  # The report quotes catalog content: workflow commands are stopped while it is printed.
-  print_guarded "$tmp/stderr" "olmlint report"
+  # The human report, in a collapsed group. It quotes catalog content: workflow commands are
+  # stopped while it is printed.
+  "$bin" lint -f human "${common[@]}" -- "${paths[@]}" >"$tmp/report.txt" 2>&1 || true
+  print_guarded "$tmp/report.txt" "olmlint report"
 
   # Run 2: annotations (stdout) and the step summary (olmlint appends it itself).
   # (Its stderr, the same summary line again, is shown only on failure: -q is not passed

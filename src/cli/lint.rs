@@ -19,7 +19,8 @@ pub struct LintArgs {
     /// Output format (default: human; github when GITHUB_ACTIONS=true).
     #[arg(long, short = 'f', value_enum, env = "OLMLINT_FORMAT")]
     pub format: Option<Format>,
-    /// Write the report to this file instead of stdout; a summary still goes to stderr.
+    /// Write the report to this file instead of stdout; stderr then gets only the notes and
+    /// the summary line (none with --quiet), not the findings.
     #[arg(long, short = 'o')]
     pub output_file: Option<PathBuf>,
     /// Lowest severity that makes the exit code 1.
@@ -368,13 +369,11 @@ fn write_report(
         report.render(format, color)
     };
     if let Some(path) = &args.output_file {
+        // Only the notes and the summary line follow on stderr (as ruff does): the report is
+        // in the file, and CI logs stay short.
         if let Err(e) = olmlint_load::io::write_atomic(path, text.as_bytes()) {
             eprintln!("olmlint: cannot write {}: {e}", path.display());
             return Err(2);
-        }
-        if format != Format::Human && !args.quiet {
-            // Humans still see what was found.
-            eprint!("{}", report.render(Format::Human, color));
         }
     } else {
         let mut out = std::io::stdout().lock();
