@@ -71,7 +71,7 @@ fn display(files: &[LoadedFile], fi: usize) -> String {
 }
 
 /// A path without `.` components, for comparing paths the walk produced.
-pub(crate) fn norm(p: &Path) -> PathBuf {
+fn norm(p: &Path) -> PathBuf {
     olmlint_load::io::lexical(Path::new(""), p)
 }
 

@@ -61,7 +61,7 @@ pub fn pair(
             if !holds {
                 continue;
             }
-            let below = super::template::norm(&f.source.path).starts_with(dir);
+            let below = olmlint_load::io::lexical(Path::new(""), &f.source.path).starts_with(dir);
             own.push((f.source.display.clone(), ri, f.scope, below));
         }
     }

@@ -126,16 +126,26 @@ fn image_reason(builds: &[Build]) -> String {
     let mut s = format!(
         "copied to {} by {}:{}",
         first.dest,
-        crate::display_path(&first.dockerfile),
+        clean(&first.dockerfile),
         first.line
     );
     if let Some(p) = &first.pipeline {
-        s.push_str(&format!(", built by {}", crate::display_path(p)));
+        s.push_str(&format!(", built by {}", clean(p)));
     }
     if builds.len() > 1 {
         s.push_str(&format!(" and {} more build(s)", builds.len() - 1));
     }
     s
+}
+
+/// A path as displayed, without the `./` a walk from `.` puts in front.
+fn clean(path: &Path) -> String {
+    let shown = crate::display_path(path);
+    let mut s = shown.as_str();
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest;
+    }
+    s.to_string()
 }
 
 /// The catalogs `path` stands for.

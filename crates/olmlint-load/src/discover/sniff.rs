@@ -279,12 +279,23 @@ pub fn only_catalog_content(dir: &Path) -> bool {
 }
 
 /// The templates and the bundle directories under `path`, outside `roots` (canonical
-/// catalog roots): `(path, is_bundle)` in path order.
+/// catalog roots) and test data (`test/`, `tests/`, `testdata/`, `fixtures/`): `(path,
+/// is_bundle)` in path order.
 pub fn templates_and_bundles(path: &Path, roots: &[PathBuf]) -> Vec<(PathBuf, bool)> {
     let mut out = Vec::new();
     let mut bundles: Vec<PathBuf> = Vec::new();
     for (p, is_dir) in walk(path, roots) {
         if bundles.iter().any(|b| p.starts_with(b)) {
+            continue;
+        }
+        // Test data of the repository's own scripts is not what it ships.
+        let in_tests = p.strip_prefix(path).unwrap_or(&p).components().any(|c| {
+            matches!(
+                c.as_os_str().to_str(),
+                Some("test" | "tests" | "testdata" | "fixtures")
+            )
+        });
+        if in_tests {
             continue;
         }
         if is_dir {
