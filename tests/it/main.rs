@@ -30,6 +30,7 @@ mod fix_safety;
 mod graph;
 mod human_output;
 mod image_references;
+mod indexignore;
 mod known_findings;
 mod libyaml;
 mod open_world;

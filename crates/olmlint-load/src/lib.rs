@@ -16,6 +16,7 @@ pub mod discover;
 pub mod findings;
 pub mod fix;
 pub mod git;
+pub mod indexignore;
 pub mod io;
 pub use olmlint_base::{source, text, tree};
 

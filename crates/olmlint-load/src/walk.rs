@@ -1,8 +1,9 @@
 //! File discovery like `opm`'s `WalkFS`: every regular file counts whatever its extension,
-//! `.indexignore` files apply gitignore patterns scoped to their directory, hidden files are
-//! not skipped. Directories holding `metadata/annotations.yaml` are registry+v1 bundles.
+//! `.indexignore` files apply go-git's gitignore patterns to each file as opm does
+//! ([`crate::indexignore`]), hidden files are not skipped. Directories holding
+//! `metadata/annotations.yaml` are registry+v1 bundles.
 
-use super::{display_path, IoProblem, Role};
+use super::{display_path, indexignore, IoProblem, Role};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug)]
@@ -110,7 +111,9 @@ fn collect_given_file(
 }
 
 /// The walk of a directory: depth-first in path order, links not followed, version-control
-/// metadata and what `.indexignore` files exclude left out.
+/// metadata left out, and the files that `.indexignore` files exclude. Directories are never
+/// pruned by `.indexignore`: opm asks about each file, and a later pattern can re-include a
+/// file below a directory an earlier one names.
 fn walker(root: &Path, ignores: &std::sync::Arc<IndexIgnores>) -> ignore::Walk {
     let filter = std::sync::Arc::clone(ignores);
     ignore::WalkBuilder::new(root)
@@ -119,10 +122,12 @@ fn walker(root: &Path, ignores: &std::sync::Arc<IndexIgnores>) -> ignore::Walk {
         .follow_links(false)
         .sort_by_file_path(|a, b| a.cmp(b))
         .filter_entry(move |e| {
-            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            // Version-control metadata (pack files, hooks) is never catalog content.
-            let vcs = is_dir && matches!(e.file_name().to_str(), Some(".git" | ".hg" | ".svn"));
-            !vcs && !filter.ignored(e.path(), is_dir)
+            if e.file_type().is_some_and(|t| t.is_dir()) {
+                // Version-control metadata (pack files, hooks) is never catalog content.
+                !matches!(e.file_name().to_str(), Some(".git" | ".hg" | ".svn"))
+            } else {
+                !filter.ignored(e.path())
+            }
         })
         .build()
 }
@@ -342,16 +347,17 @@ pub fn link_stays_in_directory(path: &Path) -> bool {
 /// The largest `.indexignore` read (they hold a few patterns).
 const MAX_INDEXIGNORE_SIZE: u64 = 1 << 20;
 
-/// `.indexignore` files as opm applies them: gitignore patterns, each file scoped to its
-/// directory, the deepest match deciding, none above the walked root. Read by olmlint rather
-/// than by the walker so that one which is a FIFO, a device, a link out of the catalog or
-/// huge is reported and skipped instead of read (a pull request controls them).
+/// `.indexignore` files as opm applies them ([`crate::indexignore`]): go-git's gitignore
+/// patterns, each file scoped to its directory, every file below the walked root asked about
+/// with the patterns of the `.indexignore` files above it (none above the walked root, which
+/// opm does not read), the last matching pattern in opm's order deciding. Read by olmlint
+/// rather than by the walker so that one which is a FIFO, a device, a link out of the catalog
+/// or huge is reported and skipped instead of read (a pull request controls them).
 struct IndexIgnores {
     root: PathBuf,
     canonical_root: Option<PathBuf>,
-    cache: std::sync::Mutex<
-        std::collections::HashMap<PathBuf, Option<std::sync::Arc<ignore::gitignore::Gitignore>>>,
-    >,
+    /// The `.indexignore` files that decide for the files of each directory met.
+    cache: std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<indexignore::Chain>>>,
     problems: std::sync::Mutex<Vec<IoProblem>>,
 }
 
@@ -364,40 +370,61 @@ impl IndexIgnores {
             .unwrap_or_default()
     }
 
-    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
-        if path == self.root {
+    /// Whether opm skips the file `path` (a path below the root).
+    fn ignored(&self, path: &Path) -> bool {
+        let (Some(dir), Ok(below)) = (path.parent(), path.strip_prefix(&self.root)) else {
+            return false;
+        };
+        let chain = self.chain(dir);
+        if chain.is_empty() {
             return false;
         }
-        for dir in path.ancestors().skip(1) {
-            if let Some(g) = self.for_dir(dir) {
-                match g.matched(path, is_dir) {
-                    ignore::Match::Ignore(_) => return true,
-                    ignore::Match::Whitelist(_) => return false,
-                    ignore::Match::None => {}
+        chain.ignores(&components(below))
+    }
+
+    /// The `.indexignore` files that decide for the files of `dir`: its own and those of the
+    /// directories above it up to the root, read once per directory. Built downwards from the
+    /// nearest directory already known (the walk's parent directory), without recursion:
+    /// directories may nest thousands deep.
+    fn chain(&self, dir: &Path) -> std::sync::Arc<indexignore::Chain> {
+        let mut unknown = Vec::new();
+        let mut chain = std::sync::Arc::default();
+        if let Ok(cache) = self.cache.lock() {
+            for d in dir.ancestors() {
+                if let Some(known) = cache.get(d) {
+                    chain = std::sync::Arc::clone(known);
+                    break;
+                }
+                if !d.starts_with(&self.root) {
+                    break;
+                }
+                unknown.push(d);
+                if d == self.root {
+                    break;
                 }
             }
-            if dir == self.root || !dir.starts_with(&self.root) {
-                break;
+        }
+        for d in unknown.into_iter().rev() {
+            if let Some(file) = self.read(d) {
+                chain = std::sync::Arc::new(chain.with(std::sync::Arc::new(file)));
+            }
+            if let Ok(mut cache) = self.cache.lock() {
+                cache.insert(d.to_path_buf(), std::sync::Arc::clone(&chain));
             }
         }
-        false
+        chain
     }
 
-    fn for_dir(&self, dir: &Path) -> Option<std::sync::Arc<ignore::gitignore::Gitignore>> {
-        if let Some(g) = self.cache.lock().ok()?.get(dir) {
-            return g.clone();
-        }
-        let g = self.read(dir).map(std::sync::Arc::new);
-        self.cache.lock().ok()?.insert(dir.to_path_buf(), g.clone());
-        g
-    }
-
-    fn read(&self, dir: &Path) -> Option<ignore::gitignore::Gitignore> {
-        let file = dir.join(".indexignore");
+    fn read(&self, dir: &Path) -> Option<indexignore::IgnoreFile> {
+        let file = dir.join(indexignore::FILE_NAME);
         let meta = std::fs::symlink_metadata(&file).ok()?;
-        let problem = |make: fn(String, String) -> IoProblem, message: String| {
+        // opm skips a directory of that name.
+        if meta.is_dir() {
+            return None;
+        }
+        let problem = |problem: IoProblem| {
             if let Ok(mut p) = self.problems.lock() {
-                p.push(make(display_path(&file), message));
+                p.push(problem);
             }
             None
         };
@@ -408,30 +435,49 @@ impl IndexIgnores {
                 .zip(std::fs::canonicalize(&file).ok())
                 .is_some_and(|(root, target)| target.starts_with(root));
             if !inside {
-                return problem(
-                    IoProblem::link,
+                return problem(IoProblem::link(
+                    display_path(&file),
                     "symbolic link to a target outside the catalog; not read (its patterns \
                      are not applied)"
                         .into(),
-                );
+                ));
             }
         }
         let bytes = match crate::io::read_regular(&file, MAX_INDEXIGNORE_SIZE) {
             Ok(b) => b,
             Err(e) => {
-                return problem(
-                    IoProblem::unreadable,
+                return problem(IoProblem::unreadable(
+                    display_path(&file),
                     format!("{e} (its patterns are not applied)"),
-                )
+                ))
             }
         };
-        let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
-        for line in String::from_utf8_lossy(&bytes).lines() {
-            // A bad pattern is skipped, as the gitignore matcher opm uses skips it.
-            let _ = builder.add_line(None, line);
+        match indexignore::parse_file(&bytes) {
+            Ok(patterns) => {
+                let below = dir.strip_prefix(&self.root).unwrap_or(Path::new(""));
+                let dir = components(below).into_iter().map(<[u8]>::to_vec).collect();
+                Some(indexignore::IgnoreFile::new(dir, patterns))
+            }
+            Err(line) => problem(IoProblem {
+                display: display_path(&file),
+                message: format!(
+                    "line {line} is 64 KiB or longer: opm stops on this file (\"bufio.Scanner: \
+                     token too long\") and reads no catalog; its patterns are not applied"
+                ),
+                help: "Shorten the line: a pattern that long names no file.",
+            }),
         }
-        builder.build().ok()
     }
+}
+
+/// The components of a relative path, as the bytes opm's matcher compares.
+fn components(path: &Path) -> Vec<&[u8]> {
+    path.components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => Some(name.as_encoded_bytes()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The OpenShift version a directory name stands for: `vMAJOR.MINOR`, digits only.
