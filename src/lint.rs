@@ -132,6 +132,33 @@ fn inside_images(
     diags
 }
 
+/// `catalogs:` in the configuration replaces what discovery found, when no path was given.
+fn configured_catalogs(
+    opts: &Options,
+    config: &Config,
+    paths: Vec<PathBuf>,
+    catalogs: Vec<load::discover::Planned>,
+    notes: &mut Vec<String>,
+) -> (Vec<PathBuf>, Vec<load::discover::Planned>) {
+    match &config.catalogs {
+        Some(listed) if opts.paths.is_empty() && !change_scoped(opts) => {
+            notes.push(format!(
+                "linting the {} catalog(s) listed under `catalogs:` in the configuration",
+                listed.len()
+            ));
+            let planned = listed
+                .iter()
+                .map(|p| load::discover::Planned {
+                    path: p.clone(),
+                    why: load::discover::Why::Configured,
+                })
+                .collect();
+            (listed.clone(), planned)
+        }
+        _ => (paths, catalogs),
+    }
+}
+
 /// OLM013: the run found no catalog file, with what it searched and why nothing matched;
 /// never a silent green run.
 fn nothing_found(opts: &Options, plan: &Plan) -> Diagnostic {
@@ -271,6 +298,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
             vec![],
         ),
     };
+    let (paths, catalogs) = configured_catalogs(opts, &config, paths, catalogs, &mut notes);
     for (list, on) in [(&opts.enable, true), (&opts.disable, false)] {
         for id in list {
             let rule = olmlint_base::rules::get(id)

@@ -325,7 +325,7 @@ fn print_plan(catalogs: &[olmlint_load::discover::Planned]) {
     let discovered = catalogs.iter().any(|c| {
         !matches!(
             c.why,
-            Why::Given | Why::OperatorRepository | Why::Version | Why::Changed
+            Why::Given | Why::OperatorRepository | Why::Version | Why::Changed | Why::Configured
         )
     });
     if !discovered {

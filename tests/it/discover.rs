@@ -345,3 +345,26 @@ fn a_readme_inside_the_copied_catalog_is_reported_with_the_build_that_copies_it(
     let (d, _, _) = lint(tmp.path(), &[]);
     assert!(d.iter().all(|x| x["file"] != "catalog/README.md"), "{d:#?}");
 }
+
+/// A maintainer who disagrees with discovery lists the catalogs under `catalogs:` in
+/// `.olmlint.yaml`; a path on the command line still wins.
+#[test]
+fn catalogs_listed_in_the_configuration_replace_discovery() {
+    let (a, b) = (catalog("foo", "1.0.0"), catalog("bar", "1.0.0"));
+    let tmp = repo(&[
+        ("catalog.Dockerfile", GENERATED_DOCKERFILE),
+        ("catalog/foo/catalog.json", &a),
+        ("staging/bar/catalog.json", &b),
+        (".olmlint.yaml", "catalogs:\n  - staging\n"),
+    ]);
+    let run = |args: &[&str]| {
+        let out = common::olmlint(
+            Some(tmp.path()),
+            [&["lint", "-f", "json"][..], args].concat(),
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+        plan(doc["catalogs"].as_array().unwrap())
+    };
+    assert_eq!(run(&[]), pairs(&[("staging", "configured")]));
+    assert_eq!(run(&["catalog"]), pairs(&[("catalog", "given")]));
+}

@@ -47,6 +47,9 @@ pub struct Config {
     pub closed_world: bool,
     /// The target cluster file of OLM720 (`cluster-properties:`, relative to the config).
     pub cluster_properties: Option<PathBuf>,
+    /// `catalogs:` (relative to the config): what `olmlint lint` with no path lints, in place
+    /// of what discovery finds.
+    pub catalogs: Option<Vec<PathBuf>>,
 }
 
 impl Config {
@@ -409,8 +412,8 @@ impl Config {
         }
     }
 
-    /// `context:`, `closed-world:` and `cluster-properties:`: what the linted catalog is
-    /// resolved with (paths kept inside the repository).
+    /// `context:`, `closed-world:`, `cluster-properties:` and `catalogs:`: what is linted and
+    /// what it is resolved with (paths kept inside the repository).
     fn read_context(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
         for c in root.get("context").and_then(Node::as_seq).unwrap_or(&[]) {
             if let Some(s) = c.as_str() {
@@ -426,6 +429,16 @@ impl Config {
             if let Some(p) = n.as_str() {
                 self.cluster_properties = self.inside_repository(p, n, "cluster-properties", diags);
             }
+        }
+        if let Some(list) = root.get("catalogs").and_then(Node::as_seq) {
+            let paths = list
+                .iter()
+                .filter_map(|c| {
+                    let s = c.as_str()?;
+                    self.inside_repository(s, c, "catalogs", diags)
+                })
+                .collect();
+            self.catalogs = Some(paths);
         }
     }
 

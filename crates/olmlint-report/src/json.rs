@@ -37,6 +37,7 @@ fn catalog(c: &olmlint_load::discover::Planned) -> CatalogOut {
         Why::Bundle => "bundle",
         Why::Holding(_) => "holding",
         Why::Changed => "changed",
+        Why::Configured => "configured",
         Why::Found => "found",
     };
     let path = olmlint_load::display_path(&c.path);

@@ -64,6 +64,8 @@ pub enum Why {
     Holding(PathBuf),
     /// A change-scoped run's catalog: it holds a file the change touches.
     Changed,
+    /// Listed under `catalogs:` in `.olmlint.yaml`.
+    Configured,
     /// A directory holding a package's documents, in a repository that names no catalog
     /// (no image copies one, no per-release layout).
     Found,
@@ -107,6 +109,7 @@ impl Planned {
             Why::Template => "catalog template".to_string(),
             Why::Bundle => "registry+v1 bundle directory".to_string(),
             Why::Changed => "holds a changed file".to_string(),
+            Why::Configured => "listed under `catalogs:` in .olmlint.yaml".to_string(),
             Why::Found => {
                 "holds a package's catalog documents; no Dockerfile names a catalog".into()
             }

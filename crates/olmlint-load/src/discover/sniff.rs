@@ -239,6 +239,22 @@ fn holds_all(path: &Path, wanted: &[&str]) -> bool {
     false
 }
 
+/// The patterns of a directory's own `.indexignore` (none when it has none or it is
+/// unreadable).
+fn own_indexignore(dir: &Path) -> crate::indexignore::Chain {
+    let chain = crate::indexignore::Chain::default();
+    let Some(text) = super::read_small(dir, &dir.join(".indexignore"), 1 << 20) else {
+        return chain;
+    };
+    match crate::indexignore::parse_file(text.as_bytes()) {
+        Ok(patterns) => chain.with(std::sync::Arc::new(crate::indexignore::IgnoreFile::new(
+            Vec::new(),
+            patterns,
+        ))),
+        Err(_) => chain,
+    }
+}
+
 /// Whether a directory is a catalog as it stands, by the names at its top level: nothing a
 /// repository or a build has (a Dockerfile, a Makefile, a README, a licence, scripts,
 /// `.git`, `.github`, `.tekton`, Go or Python sources), no per-release directory and no
@@ -248,9 +264,15 @@ pub fn only_catalog_content(dir: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return true;
     };
+    let ignore = own_indexignore(dir);
     for e in entries.flatten() {
         let name = e.file_name();
         let name = name.to_string_lossy();
+        let is_file = e.file_type().is_ok_and(|t| t.is_file());
+        // What the directory's own `.indexignore` leaves out, opm does not read either.
+        if is_file && ignore.ignores(&[name.as_bytes()]) {
+            continue;
+        }
         let lower = name.to_ascii_lowercase();
         let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
         if is_dir {
