@@ -368,3 +368,21 @@ fn catalogs_listed_in_the_configuration_replace_discovery() {
     assert_eq!(run(&[]), pairs(&[("staging", "configured")]));
     assert_eq!(run(&["catalog"]), pairs(&[("catalog", "given")]));
 }
+
+/// An operator's source repository with no catalog image (a bundle directory, tool
+/// configuration in YAML at the root): the bundle, never the root as a catalog.
+#[test]
+fn a_source_repository_without_a_catalog_image_lints_its_bundle() {
+    let tmp = repo(&[
+        (".golangci.yaml", "run:\n  timeout: 5m\n"),
+        ("bundle/metadata/annotations.yaml", "annotations:\n  operators.operatorframework.io.bundle.package.v1: foo\n  operators.operatorframework.io.bundle.channels.v1: stable\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n"),
+        ("bundle.Dockerfile", "FROM scratch\nCOPY bundle/manifests /manifests/\nCOPY bundle/metadata /metadata/\n"),
+    ]);
+    let (d, cats, err) = lint(tmp.path(), &[]);
+    assert_eq!(plan(&cats), pairs(&[("bundle", "bundle")]), "{err}");
+    assert!(
+        d.iter()
+            .all(|x| x["file"].as_str().is_none_or(|f| f.starts_with("bundle/"))),
+        "{d:#?}"
+    );
+}

@@ -209,7 +209,11 @@ pub fn plan(path: &Path) -> Discovery {
     // does (release directories are only guessed at where no Dockerfile copies a catalog).
     let builds_images = !images.catalogs.is_empty() || !copies_nothing_here.is_empty();
     let catalogs = images_for(path, images.catalogs);
-    if catalogs.is_none() && !builds_images && sniff::holds_catalog_files(path) {
+    if catalogs.is_none()
+        && !builds_images
+        && !sniff::holds_repository_files(path)
+        && sniff::holds_catalog_files(path)
+    {
         // Catalog files at the top: the path is one catalog, as opm reads it.
         found.catalogs.push(given(path));
         return found;

@@ -261,10 +261,34 @@ fn own_indexignore(dir: &Path) -> crate::indexignore::Chain {
 /// template file beside the content. (Bundle directories are content: a directory of them is
 /// a catalog of registry+v1 bundles.)
 pub fn only_catalog_content(dir: &Path) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return true;
-    };
+    top_level(dir).is_none_or(|t| !t.repository && !t.releases && !t.templates)
+}
+
+/// What the top level of a directory holds, beside catalog content.
+struct TopLevel {
+    /// Something a repository or a build has: a Dockerfile, a Makefile, a README, a licence,
+    /// scripts, `.git`, `.github`, `.tekton`, Go or Python sources.
+    repository: bool,
+    /// A directory named after an OpenShift release.
+    releases: bool,
+    /// A template file.
+    templates: bool,
+}
+
+/// Whether a directory holds what a repository or a build has at its top level (see
+/// [`TopLevel::repository`]).
+pub fn holds_repository_files(dir: &Path) -> bool {
+    top_level(dir).is_some_and(|t| t.repository)
+}
+
+fn top_level(dir: &Path) -> Option<TopLevel> {
+    let entries = std::fs::read_dir(dir).ok()?;
     let ignore = own_indexignore(dir);
+    let mut top = TopLevel {
+        repository: false,
+        releases: false,
+        templates: false,
+    };
     for e in entries.flatten() {
         let name = e.file_name();
         let name = name.to_string_lossy();
@@ -274,16 +298,12 @@ pub fn only_catalog_content(dir: &Path) -> bool {
             continue;
         }
         let lower = name.to_ascii_lowercase();
-        let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir {
-            if matches!(&*lower, ".git" | ".github" | ".tekton" | ".konflux")
-                || super::release_of(&name).is_some()
-            {
-                return false;
-            }
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            top.repository |= matches!(&*lower, ".git" | ".github" | ".tekton" | ".konflux");
+            top.releases |= super::release_of(&name).is_some();
             continue;
         }
-        let repository_file = super::dockerfile::is_dockerfile_name(&name)
+        top.repository |= super::dockerfile::is_dockerfile_name(&name)
             || lower == "makefile"
             || lower.starts_with("readme")
             || lower.starts_with("license")
@@ -293,11 +313,9 @@ pub fn only_catalog_content(dir: &Path) -> bool {
                 Some("md" | "sh" | "go" | "py" | "mk")
             )
             || matches!(&*lower, "go.mod" | "project" | "owners" | "renovate.json");
-        if repository_file || is_template_file(&e.path()) {
-            return false;
-        }
+        top.templates |= is_template_file(&e.path());
     }
-    true
+    Some(top)
 }
 
 /// The templates and the bundle directories under `path`, outside `roots` (canonical
