@@ -42,6 +42,9 @@ pub struct Options {
     /// Also draw the upgrade graphs of these channels (`olmlint graph`) from the models the
     /// checks use, into [`Outcome::graphs`].
     pub graph: Option<olmlint_report::graph::Filter>,
+    /// The paths are already the catalogs (the snapshot of a change-scoped run's catalogs at
+    /// the base ref): no discovery, one catalog per path.
+    pub planned: bool,
 }
 
 pub struct Outcome {
@@ -130,6 +133,37 @@ fn inside_images(
         });
     }
     diags
+}
+
+/// The catalogs the run lints: the given paths (default `.`) through discovery; the catalogs
+/// holding the changed files (change-scoped); the paths as they are (`planned`).
+fn catalogs_to_lint(opts: &Options, notes: &mut Vec<String>) -> Vec<load::discover::Planned> {
+    let paths = if change_scoped(opts) {
+        change_roots(opts)
+    } else if opts.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        opts.paths.clone()
+    };
+    let as_they_are = |why: load::discover::Why| {
+        move |path: PathBuf| load::discover::Planned {
+            path,
+            why: why.clone(),
+        }
+    };
+    if opts.planned {
+        paths
+            .into_iter()
+            .map(as_they_are(load::discover::Why::Given))
+            .collect()
+    } else if change_scoped(opts) {
+        paths
+            .into_iter()
+            .map(as_they_are(load::discover::Why::Changed))
+            .collect()
+    } else {
+        plan_paths(paths, notes)
+    }
 }
 
 /// `catalogs:` in the configuration replaces what discovery found, when no path was given.
@@ -259,25 +293,8 @@ struct Plan {
 /// The plan stage: paths, configuration and the files given beside the catalogs; every
 /// usage error (an unknown rule, a missing `--context`) is found here.
 fn plan(opts: &Options) -> Result<Plan, String> {
-    let paths = if change_scoped(opts) {
-        change_roots(opts)
-    } else if opts.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        opts.paths.clone()
-    };
     let mut notes = Vec::new();
-    let catalogs = if !change_scoped(opts) {
-        plan_paths(paths, &mut notes)
-    } else {
-        paths
-            .into_iter()
-            .map(|path| load::discover::Planned {
-                path,
-                why: load::discover::Why::Changed,
-            })
-            .collect()
-    };
+    let catalogs = catalogs_to_lint(opts, &mut notes);
     let paths: Vec<PathBuf> = catalogs.iter().map(|c| c.path.clone()).collect();
     let config_path = match (&opts.config, opts.no_config) {
         (_, true) => None,

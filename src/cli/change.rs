@@ -327,6 +327,9 @@ pub(super) fn preexisting(
             deleted: Vec::new(),
             baseline: None,
             exiting: false,
+            // The catalogs of the run at HEAD, as they were: not planned again (a repository
+            // root would be split into its parts, and the counts would not match).
+            planned: true,
             ..opts.clone()
         })
         .map_err(|e| format!("--only-new: linting the catalogs at {git_ref}: {e}"))?;

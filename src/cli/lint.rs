@@ -183,6 +183,7 @@ fn options(args: &LintArgs) -> crate::lint::Options {
         closed_world: args.closed_world,
         exiting: false,
         graph: None,
+        planned: false,
     }
 }
 

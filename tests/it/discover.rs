@@ -386,3 +386,23 @@ fn a_source_repository_without_a_catalog_image_lints_its_bundle() {
         "{d:#?}"
     );
 }
+
+/// A file with bare channel documents followed by a template document (fed to scripts):
+/// neither a catalog nor a template for opm ≥ 1.44, which reads a template's first document
+/// only; a note says so.
+#[test]
+fn a_template_after_other_documents_is_not_a_template_and_a_note_says_so() {
+    let cat = catalog("foo", "1.0.0");
+    let tmp = repo(&[
+        ("v4.18/catalog.Dockerfile", "FROM x\nADD catalog /configs\n"),
+        ("v4.18/catalog/foo/catalog.json", &cat),
+        ("v4.18/graph.yaml", "---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n- name: foo.v1.0.0\n---\nschema: olm.template.basic\nentries: []\n"),
+    ]);
+    let (d, cats, err) = lint(tmp.path(), &[]);
+    assert_eq!(plan(&cats), pairs(&[("v4.18/catalog", "image")]), "{err}");
+    assert!(d.iter().all(|x| x["file"] != "v4.18/graph.yaml"), "{d:#?}");
+    assert!(
+        err.contains("v4.18/graph.yaml holds a template document after other documents"),
+        "{err}"
+    );
+}

@@ -359,3 +359,43 @@ fn json_catalogs_suppress_in_the_configuration() {
         .unwrap()
         .contains("\"reason\" is a required property"));
 }
+
+/// #46: a change-scoped run whose changed file belongs to the repository's root (a file at
+/// the top of a directory of per-release catalogs) re-lints that root at the base ref as it
+/// was linted at HEAD, one catalog, not split into its release catalogs (cop #10854 failed
+/// with exit 2: "the catalogs at REF are laid out differently").
+#[test]
+fn only_new_relints_the_same_catalogs_at_the_base_ref() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    git(dir, &["init", "-q"], None);
+    write_files(
+        dir,
+        &[
+            ("v4.17/foo/catalog.yaml", OLD),
+            ("v4.18/foo/catalog.yaml", OLD),
+            ("notes.yaml", "schema: my.notes\n"),
+        ],
+    );
+    git(dir, &["add", "-A"], None);
+    git(dir, &["commit", "-qm", "base"], None);
+    std::fs::write(dir.join("notes.yaml"), "schema: my.notes\nchanged: true\n").unwrap();
+    let out = olmlint(
+        Some(dir),
+        [
+            "lint",
+            "--no-config",
+            "-f",
+            "json",
+            "--changed-since",
+            "HEAD",
+            "--only-new",
+        ],
+    );
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -222,6 +222,7 @@ pub fn plan(path: &Path) -> Discovery {
         .or_else(|| (!builds_images).then(|| releases(path)).flatten())
         .unwrap_or_default();
     let extra = beside(path, &catalogs);
+    found.notes.extend(late_template_notes(path, &catalogs));
     let catalogs = if catalogs.is_empty() {
         if let Some((dockerfile, sources)) = copies_nothing_here.first() {
             found.notes.push(format!(
@@ -690,6 +691,26 @@ pub fn release_of(name: &str) -> Option<(u32, u32)> {
         return Some((u32::from(major - b'0'), minor));
     }
     None
+}
+
+/// Notes for files holding a template document after other documents (at most three named).
+fn late_template_notes(path: &Path, catalogs: &[Planned]) -> Vec<String> {
+    let roots: Vec<PathBuf> = catalogs
+        .iter()
+        .filter_map(|c| std::fs::canonicalize(&c.path).ok())
+        .collect();
+    let late = sniff::late_templates(path, &roots);
+    let Some(first) = late.first() else {
+        return Vec::new();
+    };
+    let more = match late.len() {
+        1 => String::new(),
+        n => format!(" (and {} more file(s))", n - 1),
+    };
+    vec![format!(
+        "{}{more} holds a template document after other documents: not linted as a template or a catalog. opm 1.44 and later read only a template file's first document, so `opm alpha render-template` does not see this template; put the template first (or in a file of its own) if opm is to render it",
+        clean(first)
+    )]
 }
 
 /// What is linted beside the catalogs under `path`: the templates and the registry+v1 bundle

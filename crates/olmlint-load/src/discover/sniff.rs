@@ -318,6 +318,23 @@ fn top_level(dir: &Path) -> Option<TopLevel> {
     Some(top)
 }
 
+/// Files under `path` outside `roots` that hold a template document after other documents
+/// (bare `olm.channel` documents some repositories feed to scripts, then the template): opm
+/// ≥ 1.44 reads only a template file's first document, so it does not see a template there.
+pub fn late_templates(path: &Path, roots: &[PathBuf]) -> Vec<PathBuf> {
+    walk(path, roots)
+        .into_iter()
+        .filter(|(p, is_dir)| !is_dir && is_data_file(p))
+        .take(MAX_FILES)
+        .map(|(p, _)| p)
+        .filter(|p| {
+            peek(p).is_some_and(|t| {
+                !is_template_text(&t) && schemas(&t).any(|s| TEMPLATE_SCHEMAS.contains(&s))
+            })
+        })
+        .collect()
+}
+
 /// The templates and the bundle directories under `path`, outside `roots` (canonical
 /// catalog roots) and test data (`test/`, `tests/`, `testdata/`, `fixtures/`): `(path,
 /// is_bundle)` in path order.
