@@ -161,7 +161,8 @@ fn konflux_pipelines_decide_the_build_arguments() {
         catalog("foo", "1.2.0"),
     );
     let tmp = repo(&[
-        ("catalog.Dockerfile", "ARG OPM_IMAGE=quay.io/operator-framework/opm:v1.65.0\nFROM ${OPM_IMAGE} AS builder\nARG INPUT_DIR\nCOPY ./${INPUT_DIR}/ /configs/foo\nRUN opm serve /configs --cache-only\nFROM ${OPM_IMAGE}\nCOPY --from=builder /configs /configs\nLABEL operators.operatorframework.io.index.configs.v1=/configs\n"),
+        // Its own first line is a quoted ARG, like the ones the build arguments add before it.
+        ("catalog.Dockerfile", "ARG OPM_IMAGE=\"quay.io/operator-framework/opm:v1.65.0\"\nFROM ${OPM_IMAGE} AS builder\nARG INPUT_DIR\nCOPY ./${INPUT_DIR}/ /configs/foo\nRUN opm serve /configs --cache-only\nFROM ${OPM_IMAGE}\nCOPY --from=builder /configs /configs\nLABEL operators.operatorframework.io.index.configs.v1=/configs\n"),
         (".tekton/fbc-4-16-push.yaml", &p16),
         (".tekton/fbc-4-17-push.yaml", &p17),
         // No pipeline builds it any more.

@@ -45,26 +45,30 @@ pub fn pair(
 ) -> Paired {
     let wanted = images(t);
     let dir = template_path.parent().unwrap_or(Path::new(""));
-    let mut own: Vec<(String, usize, usize, bool)> = Vec::new();
+    // The files holding a bundle with one of its images: one pass over each catalog's
+    // bundles (not one per file).
+    let mut holding: BTreeSet<usize> = BTreeSet::new();
     if !wanted.is_empty() {
-        for (ri, f) in files.iter().enumerate() {
-            if f.role != Role::Fbc || f.scope >= linted || template::is_template_file(f) {
-                continue;
-            }
-            let Some(cat) = catalogs.get(&f.scope) else {
-                continue;
-            };
-            let holds = cat
-                .bundles
-                .iter()
-                .any(|b| b.doc.file == ri && b.image.is_some_and(|i| wanted.contains(i.value)));
-            if !holds {
-                continue;
-            }
-            let below = olmlint_load::io::lexical(Path::new(""), &f.source.path).starts_with(dir);
-            own.push((f.source.display.clone(), ri, f.scope, below));
+        for cat in catalogs.values() {
+            holding.extend(
+                cat.bundles
+                    .iter()
+                    .filter(|b| b.image.is_some_and(|i| wanted.contains(i.value)))
+                    .map(|b| b.doc.file),
+            );
         }
     }
+    let own: Vec<(String, usize, usize, bool)> = holding
+        .into_iter()
+        .filter_map(|ri| {
+            let f = files.get(ri)?;
+            if f.role != Role::Fbc || f.scope >= linted || template::is_template_file(f) {
+                return None;
+            }
+            let below = olmlint_load::io::lexical(Path::new(""), &f.source.path).starts_with(dir);
+            Some((f.source.display.clone(), ri, f.scope, below))
+        })
+        .collect();
     // Its own rendering: one catalog, below the template's directory. A template rendered
     // into several catalogs (one per release, each maybe a subset) only resolves images.
     let scopes: BTreeSet<usize> = own.iter().map(|(_, _, s, _)| *s).collect();

@@ -45,15 +45,14 @@ pub fn pipelines(top: &Path) -> Vec<Pipeline> {
         .filter_map(|f| {
             let text = super::read_small(top, f, MAX_SIZE)?;
             let rel = f.strip_prefix(top).unwrap_or(f).to_path_buf();
-            let mut p = read(&text, rel)?;
-            p.args.extend(args_file(top, &text));
-            Some(p)
+            read(top, &text, rel)
         })
         .collect()
 }
 
-/// The `spec.params` of a `PipelineRun` document, when it builds with a Dockerfile.
-fn read(text: &str, file: PathBuf) -> Option<Pipeline> {
+/// The `spec.params` of a `PipelineRun` document, when it builds with a Dockerfile; the
+/// lines of its `build-args-file` (a file of the repository at `top`) join `build-args`.
+fn read(top: &Path, text: &str, file: PathBuf) -> Option<Pipeline> {
     let loaded = crate::parse_text_everything(text, &crate::Limits::default());
     for doc in &loaded.docs {
         let Some(root) = &doc.root else { continue };
@@ -86,6 +85,12 @@ fn read(text: &str, file: PathBuf) -> Option<Pipeline> {
             .iter()
             .filter_map(|a| a.as_str()?.split_once('='))
             .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+            .chain(
+                param("build-args-file")
+                    .and_then(|v| v.as_str())
+                    .map(|name| args_file(top, name))
+                    .unwrap_or_default(),
+            )
             .collect();
         return Some(Pipeline {
             file,
@@ -97,25 +102,11 @@ fn read(text: &str, file: PathBuf) -> Option<Pipeline> {
     None
 }
 
-/// The `KEY=VALUE` lines of the pipeline's `build-args-file`, when it names one in the
-/// repository.
-fn args_file(top: &Path, text: &str) -> Vec<(String, String)> {
-    let loaded = crate::parse_text_everything(text, &crate::Limits::default());
-    let name = loaded.docs.iter().find_map(|d| {
-        d.root
-            .as_ref()?
-            .get("spec")?
-            .get("params")?
-            .as_seq()?
-            .iter()
-            .find(|p| p.get("name").and_then(|n| n.as_str()) == Some("build-args-file"))?
-            .get("value")?
-            .as_str()
-            .map(str::to_string)
-    });
-    let Some(name) = name.filter(|n| !n.is_empty() && !n.contains("..")) else {
+/// The `KEY=VALUE` lines of a pipeline's `build-args-file`, a file of the repository.
+fn args_file(top: &Path, name: &str) -> Vec<(String, String)> {
+    if name.is_empty() || name.contains("..") {
         return Vec::new();
-    };
+    }
     let path = top.join(name.trim_start_matches('/'));
     let Some(text) = super::read_small(top, &path, MAX_SIZE) else {
         return Vec::new();
@@ -135,7 +126,7 @@ mod tests {
     #[test]
     fn a_konflux_pipeline_run() {
         let text = "apiVersion: tekton.dev/v1\nkind: PipelineRun\nmetadata:\n  name: submariner-fbc-4-16-on-push\nspec:\n  params:\n  - name: git-url\n    value: '{{source_url}}'\n  - name: dockerfile\n    value: catalog.Dockerfile\n  - name: build-args\n    value:\n    - INPUT_DIR=catalog-4-16\n    - OPM_IMAGE=registry.redhat.io/openshift4/ose-operator-registry-rhel9:v4.16\n  pipelineSpec:\n    params:\n    - default: .\n      name: path-context\n";
-        let p = read(text, PathBuf::from(".tekton/x.yaml")).unwrap();
+        let p = read(Path::new("."), text, PathBuf::from(".tekton/x.yaml")).unwrap();
         assert_eq!(p.dockerfile, "catalog.Dockerfile");
         assert_eq!(p.context, ".");
         assert_eq!(
@@ -146,12 +137,18 @@ mod tests {
 
     #[test]
     fn other_documents_are_not_builds() {
-        assert!(read("kind: Pipeline\nspec:\n  params: []\n", PathBuf::new()).is_none());
         assert!(read(
+            Path::new("."),
+            "kind: Pipeline\nspec:\n  params: []\n",
+            PathBuf::new()
+        )
+        .is_none());
+        assert!(read(
+            Path::new("."),
             "kind: PipelineRun\nspec:\n  params:\n  - name: x\n",
             PathBuf::new()
         )
         .is_none());
-        assert!(read(":\n- [", PathBuf::new()).is_none());
+        assert!(read(Path::new("."), ":\n- [", PathBuf::new()).is_none());
     }
 }

@@ -350,8 +350,8 @@ fn images(top: &Path) -> Images {
         let Some(text) = read_small(top, &file, MAX_DOCKERFILE_SIZE) else {
             continue;
         };
-        let text = with_args(&text, &p.args);
-        let (found, absent) = copied(&canonical_top, &[context], &file, &text);
+        let (text, prepended) = with_args(&text, &p.args);
+        let (found, absent) = copied(&canonical_top, &[context], &file, &text, prepended);
         missing.extend(absent);
         for (catalog, build) in found {
             out.entry(catalog).or_default().push(Build {
@@ -376,7 +376,7 @@ fn images(top: &Path) -> Images {
             .take_while(|a| a.starts_with(top))
             .map(Path::to_path_buf)
             .collect();
-        let (found, absent) = copied(&canonical_top, &contexts, &file, &text);
+        let (found, absent) = copied(&canonical_top, &contexts, &file, &text, 0);
         missing.extend(absent);
         for (catalog, build) in found {
             out.entry(catalog).or_default().push(build);
@@ -389,16 +389,18 @@ fn images(top: &Path) -> Images {
 }
 
 /// A Dockerfile's text with `ARG NAME=VALUE` lines for the build arguments first (the
-/// reader then resolves `${NAME}` as `--build-arg` would).
-fn with_args(text: &str, args: &[(String, String)]) -> String {
+/// reader then resolves `${NAME}` as `--build-arg` would), and how many lines that added.
+fn with_args(text: &str, args: &[(String, String)]) -> (String, usize) {
     let mut s = String::new();
+    let mut lines = 0;
     for (k, v) in args {
         if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !v.contains('\n') {
             s.push_str(&format!("ARG {k}=\"{v}\"\n"));
+            lines += 1;
         }
     }
     s.push_str(text);
-    s
+    (s, lines)
 }
 
 /// A Dockerfile's catalogs, and the sources it copies that are nowhere in the repository.
@@ -409,7 +411,13 @@ type Copied = (Vec<(PathBuf, Build)>, Vec<(PathBuf, String)>);
 /// one catalog (the image's configs directory): the one path copied, or the directory
 /// holding them all; except that a source with an unresolved build argument that matches
 /// several directories stands for one catalog per match (one per value of the argument).
-fn copied(canonical_top: &Path, contexts: &[PathBuf], file: &Path, text: &str) -> Copied {
+fn copied(
+    canonical_top: &Path,
+    contexts: &[PathBuf],
+    file: &Path,
+    text: &str,
+    prepended: usize,
+) -> Copied {
     let parsed = dockerfile::parse(text);
     let copies = parsed.catalog_copies();
     let mut missing = Vec::new();
@@ -443,14 +451,10 @@ fn copied(canonical_top: &Path, contexts: &[PathBuf], file: &Path, text: &str) -
             None => missing.push((file.to_path_buf(), copy.sources.join(" "))),
         }
     }
-    // The ARG lines [`with_args`] put first are not the Dockerfile's.
-    let shift = text
-        .lines()
-        .take_while(|l| l.starts_with("ARG ") && l.ends_with('"'))
-        .count();
     let build = |copy: &dockerfile::Copy, dest: String| Build {
         dockerfile: file.to_path_buf(),
-        line: copy.line.saturating_sub(shift).max(1),
+        // The ARG lines [`with_args`] put first are not the Dockerfile's.
+        line: copy.line.saturating_sub(prepended).max(1),
         dest,
         pipeline: None,
     };
