@@ -148,7 +148,7 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
         );
     }
     let all: Vec<PathBuf> = changed.iter().chain(&deleted).cloned().collect();
-    let mut roots: Vec<PathBuf> = olmlint_load::walk::changed_file_roots(&all, &req.paths)
+    let mut roots: Vec<PathBuf> = olmlint_load::discover::changed::roots(&all, &req.paths)
         .into_iter()
         .map(|r| operator_of(&r))
         .collect();

@@ -233,7 +233,8 @@ fn change_scoped(opts: &Options) -> bool {
 }
 
 /// The catalogs a change-scoped run lints: those holding a changed or deleted file (a
-/// catalog deleted whole is not among them).
+/// catalog deleted whole is not among them), an operator's whole directory for a file of it
+/// ([`load::discover::changed`]).
 pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
     let files: Vec<PathBuf> = opts
         .only_files
@@ -241,8 +242,8 @@ pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
         .chain(&opts.deleted)
         .cloned()
         .collect();
-    let mut roots = load::walk::changed_file_roots(&files, &opts.paths);
-    roots.retain(|r| r.is_dir());
+    let mut roots = load::discover::changed::roots(&files, &opts.paths);
+    roots.retain(|r| r.exists());
     roots
 }
 
@@ -777,7 +778,7 @@ fn filter(
         ..Default::default()
     };
     let mut diags = if change_scoped(opts) {
-        let deleted = load::walk::changed_file_roots(&opts.deleted, &opts.paths);
+        let deleted = load::discover::changed::roots(&opts.deleted, &opts.paths);
         let whole: HashSet<usize> = (0..paths.len())
             .filter(|&s| paths.get(s).is_some_and(|p| deleted.contains(p)))
             .collect();

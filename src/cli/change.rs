@@ -46,7 +46,12 @@ pub(super) fn plan_change(
         return Err(nothing_changed(args, &format!(" since {git_ref}")));
     }
     let roots = crate::lint::change_roots(opts);
-    let deletion_roots = olmlint_load::walk::changed_file_roots(&opts.deleted, &opts.paths);
+    if roots.is_empty() {
+        // Changed files no catalog of the build holds (a workflow, the repository's
+        // config.yaml): not catalog content.
+        return Err(nothing_changed(args, &format!(" since {git_ref}")));
+    }
+    let deletion_roots = olmlint_load::discover::changed::roots(&opts.deleted, &opts.paths);
     let every = args.only_new || (opts.baseline.is_none() && roots.len() == 1);
     let max_file_size = configured_file_limit(opts, &roots);
     let mut snapshots = Vec::new();

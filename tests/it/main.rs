@@ -40,6 +40,7 @@ mod parity;
 mod precommit;
 mod proptest_decoder;
 mod proptest_range;
+mod pull_requests;
 mod real_world;
 mod release;
 mod repeated_values;

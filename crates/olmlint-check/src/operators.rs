@@ -430,7 +430,7 @@ fn per_release(
             .collect();
         let index = Index::build(&subset, mode);
         let mut diags = Vec::new();
-        index_errors(&index, explicit, &mut diags);
+        index_errors(&index, explicit, newest(bundles), &mut diags);
         for d in diags {
             match found.iter_mut().find(|(f, _)| {
                 f.rule == d.rule && f.location == d.location && f.message == d.message
@@ -459,14 +459,26 @@ fn per_release(
 /// OLM102 and OLM803 from one index build.
 /// `explicit`: `ci.yaml` names the mode. Without `updateGraph` (most certified operators) the
 /// mode the index is built in is not written down, so bundles it would prune are not judged.
-fn index_errors(index: &Index<'_, '_>, explicit: bool, out: &mut Vec<Diagnostic>) {
-    // A channel whose chain loops is reported once, there (OLM105). Below a missing target
-    // the bundles really are off the chain, so they are still reported.
+fn index_errors(
+    index: &Index<'_, '_>,
+    explicit: bool,
+    newest: Option<&DirBundle<'_>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    // A channel whose chain loops is reported once, there (OLM105); one whose new head
+    // replaces a bundle that does not exist, there (OLM802: the build fails, and the bundles
+    // it leaves off the chain are back on it once the head's `replaces` is fixed). Below an
+    // older bundle's missing target the bundles really are off the chain, so they are still
+    // reported.
+    let is_newest = |b: &DirBundle<'_>| newest.is_some_and(|n| std::ptr::eq(n, b));
     let broken: Vec<&str> = index
         .errors
         .iter()
         .filter_map(|e| match e {
             IndexError::Cycle { channel, .. } => Some(*channel),
+            IndexError::ReplacesMissing {
+                bundle, channel, ..
+            } if is_newest(bundle) => Some(*channel),
             _ => None,
         })
         .collect();

@@ -1140,6 +1140,21 @@ fn edge_diff(have: &EntryEdges, want: &EntryEdges) -> String {
 }
 
 /// `v4.18`: the catalog names the pipelines build indexes from.
+/// What `path` (below the repository `repo`) is, when it is there and its real path stays in
+/// the repository (no link out of it is followed, nor its target described).
+fn in_repository(repo: &Path, path: &Path) -> Option<std::fs::Metadata> {
+    let top = std::fs::canonicalize(if repo.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        repo
+    })
+    .ok()?;
+    if !olmlint_load::io::confined(&top, path) {
+        return None;
+    }
+    std::fs::symlink_metadata(path).ok()
+}
+
 fn is_catalog_name(c: &str) -> bool {
     c.strip_prefix('v')
         .and_then(|r| r.split_once('.'))
@@ -1195,7 +1210,9 @@ impl<'o, 'a> Mapping<'o, 'a> {
             tdir: op.dir.join("catalog-templates"),
             repo,
             opdir: op.dir.file_name().unwrap_or_default(),
-            rendered_known: catalog_dirs.contains(repo.join("catalogs").as_path()),
+            // Loaded, or (a change-scoped run loads only what the change touches) there.
+            rendered_known: catalog_dirs.contains(repo.join("catalogs").as_path())
+                || in_repository(repo, &repo.join("catalogs")).is_some_and(|m| m.is_dir()),
             catalog_owner: BTreeMap::new(),
             repeated: BTreeMap::new(),
         }
@@ -1211,7 +1228,8 @@ impl<'o, 'a> Mapping<'o, 'a> {
         }
         let op = self.op;
         for item in &op.items {
-            self.item_template(item, file_of.get(item.template).copied(), out);
+            let template = file_of.get(item.template).copied();
+            self.item_template(item, template, out);
             // An item that only repeats earlier ones adds no finding of its own below.
             let repeats_only = !item.catalogs.is_empty()
                 && item.catalogs.iter().all(|(cat, _)| {
@@ -1220,7 +1238,9 @@ impl<'o, 'a> Mapping<'o, 'a> {
                         .is_some_and(|(t, _)| *t == item.template)
                 });
             self.item_catalogs(item, out);
-            if self.rendered_known && !repeats_only {
+            // A missing template is the root cause of its catalogs' absence.
+            let template_there = template.is_some() || self.template_on_disk(item.template);
+            if self.rendered_known && !repeats_only && template_there {
                 self.unrendered(item, out);
             }
         }
@@ -1231,14 +1251,11 @@ impl<'o, 'a> Mapping<'o, 'a> {
     /// The item's template exists (`file`: the loaded template of that name) and is of the
     /// item's `type`.
     fn item_template(&self, item: &MapItem<'_>, file: Option<usize>, out: &mut Vec<Diagnostic>) {
-        let (ci, tdir) = (self.op.ci, &self.tdir);
+        let ci = self.op.ci;
         // A template the walk did not load (an ignored or unreadable file) may still exist:
         // only a name that is not there at all is missing (no link followed, nor a
         // catalog-templates/ that links out of the operator's directory).
-        let on_disk = || {
-            std::fs::canonicalize(&self.op.dir).is_ok_and(|d| olmlint_load::io::confined(&d, tdir))
-                && std::fs::symlink_metadata(tdir.join(item.template)).is_ok()
-        };
+        let on_disk = || self.template_on_disk(item.template);
         match file {
             // Never looked up: `../../../etc/passwd` or `/home/runner/x` would make the
             // existence test below say which files the runner has.
@@ -1249,9 +1266,10 @@ impl<'o, 'a> Mapping<'o, 'a> {
             ),
             None if on_disk() => {}
             None => out.push(
-                Diagnostic::new("OLM905", format!("ci.yaml maps template {:?}, which is not in {}", item.template, tdir.display()))
+                Diagnostic::new("OLM905", format!("ci.yaml maps template {:?}, which is not in the operator's catalog-templates/ (yet)", item.template))
+                    .severity(Severity::Warning)
                     .at(ci, item.template_node.span)
-                    .help("`make catalogs` fails (unable to open the template). Fix `template_name` or add the template under catalog-templates/."),
+                    .help("Until it is added, `make catalogs` fails to open it and the catalogs it maps are not rendered. This is expected between the two pull requests of the pipelines' FBC onboarding: the bundle PR sets `fbc.enabled` and `catalog_mapping`, and the \"catalog update\" PR adds the templates once the bundle image exists. Otherwise fix `template_name`, or add the template to catalog-templates/."),
             ),
             Some(fi) => {
                 let schema = self.layout.files.get(fi).and_then(template::schema_of);
@@ -1295,20 +1313,34 @@ impl<'o, 'a> Mapping<'o, 'a> {
         }
     }
 
-    /// Catalogs the item maps that were never rendered: one finding per item.
+    /// A template the walk did not load (an ignored or unreadable file) may still exist: only
+    /// a name that is not there at all is missing (no link followed, nor a catalog-templates/
+    /// that links out of the operator's directory).
+    fn template_on_disk(&self, name: &str) -> bool {
+        is_file_name(name)
+            && std::fs::canonicalize(&self.op.dir)
+                .is_ok_and(|d| olmlint_load::io::confined(&d, &self.tdir))
+            && std::fs::symlink_metadata(self.tdir.join(name)).is_ok()
+    }
+
+    /// Catalogs the item maps that were never rendered: one finding per item. Whether a
+    /// catalog is rendered is a question of the repository, not of what the run loaded: a
+    /// change-scoped run does not load the catalogs the change leaves alone.
     fn unrendered(&self, item: &MapItem<'_>, out: &mut Vec<Diagnostic>) {
         let missing: Vec<&(&str, &Node)> = item
             .catalogs
             .iter()
             .filter(|(cat, _)| {
-                !self.layout.by_path.contains_key(
-                    &self
-                        .repo
-                        .join("catalogs")
-                        .join(cat)
-                        .join(self.opdir)
-                        .join("catalog.yaml"),
-                )
+                let rendered = self
+                    .repo
+                    .join("catalogs")
+                    .join(cat)
+                    .join(self.opdir)
+                    .join("catalog.yaml");
+                let there = self.layout.by_path.contains_key(&rendered)
+                    || (is_catalog_name(cat)
+                        && in_repository(self.repo, &rendered).is_some_and(|m| m.is_file()));
+                !there
             })
             .collect();
         let Some((_, first)) = missing.first() else {

@@ -358,6 +358,23 @@ fn removed_bundles(
             continue;
         };
         let kept: BTreeSet<&str> = new.entries.iter().map(|e| e.name()).collect();
+        // Entries whose `replaces` names a bundle the channel no longer holds: when that is
+        // an error there (a bundle directory's `replaces` that fails the index build, OLM802),
+        // the removals are its consequence and fold into it.
+        let dangling: Vec<Location> = new
+            .entries
+            .iter()
+            .filter_map(|e| {
+                e.replaces
+                    .filter(|r| !kept.contains(r.value))
+                    .map(|r| (e, r))
+            })
+            .take(8)
+            .map(|(e, r)| Location {
+                file: e.file,
+                span: r.node.span,
+            })
+            .collect();
         let old_head = old_heads
             .get(&(pkg.value.to_string(), name.value.to_string()))
             .and_then(|&bi| base.bundle(bi))
@@ -407,8 +424,10 @@ fn removed_bundles(
             let version_hint = version
                 .as_ref()
                 .map_or(String::new(), |v| format!(" or a skipRange containing {v}"));
+            let mut d = Diagnostic::new("OLM704", message);
+            d.explained_by.clone_from(&dangling);
             out.push(
-                Diagnostic::new("OLM704", message)
+                d
                     .at(new.doc.file, at)
                     .pointer("/entries")
                     .package(Some(pkg.value))

@@ -328,8 +328,8 @@ impl Since {
         )
     }
 
-    /// `path` (a directory of the work tree) as it was at REF; `None` when it held no file
-    /// there. A file over `max_file_size` is not read (see [`Snapshot::problems`]); over
+    /// `path` (a directory of the work tree, or a file) as it was at REF; `None` when it held
+    /// no file there. A file over `max_file_size` is not read (see [`Snapshot::problems`]); over
     /// [`SNAPSHOT_FILES_FACTOR`] times that in all, nothing is.
     pub fn snapshot(&self, path: &Path, max_file_size: u64) -> Result<Option<Snapshot>, Error> {
         let shown = match crate::io::display_path(path) {
@@ -389,7 +389,14 @@ impl Since {
             dir,
             problems,
         };
-        std::fs::create_dir_all(&snap.root)
+        // A template linted on its own is a file: its directory is made, the file written.
+        let is_file = matches!(wanted.as_slice(), [(b, _)] if b.name == rel.to_string_lossy().replace('\\', "/"));
+        let dir_of_root = if is_file {
+            snap.root.parent().unwrap_or(&snap.root)
+        } else {
+            &snap.root
+        };
+        std::fs::create_dir_all(dir_of_root)
             .map_err(|e| Error::Failed(format!("cannot create the snapshot: {e}")))?;
         let input: String = wanted.iter().map(|(b, _)| format!("{}\n", b.oid)).collect();
         let base = snap.dir.path().to_path_buf();

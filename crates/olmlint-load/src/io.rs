@@ -165,6 +165,16 @@ fn real_path(path: &Path) -> Option<PathBuf> {
     real_path_hops(path, 40)
 }
 
+/// A path made absolute and real where it can be ([`real_path`]): a deleted changed file is
+/// placed where it was, its missing directories too; a path no real directory leads to, as
+/// written from the directory olmlint runs in.
+pub fn absolute(path: &Path) -> PathBuf {
+    real_path(path).unwrap_or_else(|| {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        lexical(&cwd, path)
+    })
+}
+
 fn real_path_hops(path: &Path, hops: u32) -> Option<PathBuf> {
     if let Ok(p) = std::fs::canonicalize(path) {
         return Some(p);

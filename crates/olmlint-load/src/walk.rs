@@ -525,44 +525,11 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
     Some(found.into_iter().map(|(_, p)| p).collect())
 }
 
-/// The catalogs changed files belong to, for change-scoped linting (`--only-files`,
-/// `--changed-since`, the pre-commit hooks), decided from paths only, never from file text:
-/// a file under a directory given on the command line belongs to that directory (or to its
-/// `vX.Y` version catalog when it is a directory of per-OpenShift catalogs); otherwise to
-/// [`catalog_root`].
-/// A changed file whose real path leaves its repository ([`crate::io::leaves_repository`]) belongs to
-/// no catalog: it is never a root, nor read.
-pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
-    let given: Vec<PathBuf> = given
-        .iter()
-        .filter(|p| p.is_dir())
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    let mut roots: Vec<PathBuf> = files
-        .iter()
-        .filter(|f| !crate::io::leaves_repository(f))
-        .map(|f| {
-            let abs = std::fs::canonicalize(f).unwrap_or_else(|_| f.to_path_buf());
-            let under = given
-                .iter()
-                .filter(|r| abs.starts_with(r))
-                .max_by_key(|r| r.components().count());
-            match under {
-                Some(r) => version_catalogs(r)
-                    .and_then(|vs| vs.into_iter().find(|v| abs.starts_with(v)))
-                    .unwrap_or_else(|| r.clone()),
-                None => catalog_root(&abs),
-            }
-        })
-        .collect();
-    roots.sort();
-    roots.dedup();
-    roots
-}
-
 /// The catalog a file belongs to when no directory was given, by the first rule that applies
 /// (docs/src/changed-since.md, the book's "Linting only what a change touches"):
-/// 1. the registry+v1 bundle directory holding it (`metadata/annotations.yaml`);
+/// 1. the registry+v1 bundle directory holding it (`metadata/annotations.yaml`), or the
+///    operator directory holding that (`ci.yaml` beside its version directories): a bundle
+///    is judged with its operator's other versions and channels;
 /// 2. the nearest enclosing `vMAJOR.MINOR` directory (a per-OpenShift-version catalog);
 /// 3. the nearest enclosing directory holding `.olmlint.yaml`, `.olmlint.yml` or
 ///    `.indexignore`;
@@ -570,10 +537,11 @@ pub fn changed_file_roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> 
 /// 5. the top level of the git work tree holding it;
 /// 6. the directory olmlint runs in, when it holds the file; else the file's directory.
 pub fn catalog_root(file: &Path) -> std::path::PathBuf {
-    let abs = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let abs = crate::io::absolute(file);
     let dir = abs.parent().unwrap_or(Path::new(".")).to_path_buf();
     if let Some(b) = abs.ancestors().skip(1).take(3).find(|a| is_bundle_dir(a)) {
-        return b.to_path_buf();
+        let operator = b.ancestors().skip(1).take(2).find(|d| is_operator_dir(d));
+        return operator.unwrap_or(b).to_path_buf();
     }
     let is_version = |d: &Path| {
         d.file_name()

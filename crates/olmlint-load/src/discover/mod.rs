@@ -19,6 +19,7 @@
 //! path are linted too, each on its own. Nothing else of the repository (its README,
 //! Makefile, `.github/`, `.tekton/`, scripts) is read as catalog content.
 
+pub mod changed;
 pub mod dockerfile;
 pub mod konflux;
 mod sniff;

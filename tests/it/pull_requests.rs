@@ -1,0 +1,281 @@
+//! Pull requests judged as the operator pipelines judge them (#46): a run of the Action's
+//! default (`olmlint lint --changed-since BASE --only-new .` at the repository root) on small
+//! operator repositories shaped like the real cases, one commit for the base and the pull
+//! request's files in the work tree.
+
+use crate::common::{diagnostics, git, olmlint, write_files};
+use serde_json::Value;
+use std::path::Path;
+
+/// A registry+v1 bundle directory of operator `op` (package `op`), its CSV named `csv`.
+fn bundle(op: &str, version: &str, csv: &str, replaces: Option<&str>) -> Vec<(String, String)> {
+    let replaces = replaces.map_or(String::new(), |r| format!("  replaces: {r}\n"));
+    vec![
+        (
+            format!("operators/{op}/{version}/manifests/{op}.clusterserviceversion.yaml"),
+            format!(
+                "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {csv}\nspec:\n  displayName: {op}\n  version: {version}\n{replaces}  installModes:\n  - type: AllNamespaces\n    supported: true\n"
+            ),
+        ),
+        (
+            format!("operators/{op}/{version}/metadata/annotations.yaml"),
+            format!(
+                "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: {op}\n  operators.operatorframework.io.bundle.channels.v1: stable\n  operators.operatorframework.io.bundle.channel.default.v1: stable\n  com.redhat.openshift.versions: v4.16\n"
+            ),
+        ),
+    ]
+}
+
+fn write(dir: &Path, files: &[(String, String)]) {
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    write_files(dir, &refs);
+}
+
+/// A repository (committed) holding operator `aims`, whose CSVs are named
+/// `operator-aims-mobile.vX` (not after the package), with two released bundles.
+fn aims_repository() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    git(dir, &["init", "-q"], None);
+    let mut files = vec![(
+        "operators/aims/ci.yaml".to_string(),
+        "updateGraph: replaces-mode\nreviewers:\n  - alice\n".to_string(),
+    )];
+    files.extend(bundle(
+        "aims",
+        "0.0.22",
+        "operator-aims-mobile.v0.0.22",
+        None,
+    ));
+    files.extend(bundle(
+        "aims",
+        "0.0.23",
+        "operator-aims-mobile.v0.0.23",
+        Some("operator-aims-mobile.v0.0.22"),
+    ));
+    // Another operator, so that the root is an operator repository of several operators.
+    files.push((
+        "operators/other/ci.yaml".to_string(),
+        "updateGraph: replaces-mode\n".to_string(),
+    ));
+    files.extend(bundle("other", "1.0.0", "other.v1.0.0", None));
+    write(dir, &files);
+    std::fs::write(dir.join("README.md"), "# operators\n").unwrap();
+    git(dir, &["add", "-A"], None);
+    git(dir, &["commit", "-qm", "base"], None);
+    tmp
+}
+
+/// The Action's run: `lint --changed-since HEAD --only-new -f json .`.
+fn action_run(dir: &Path) -> (Option<i32>, Vec<Value>, Value) {
+    let out = olmlint(
+        Some(dir),
+        [
+            "lint",
+            "--no-config",
+            "-f",
+            "json",
+            "--changed-since",
+            "HEAD",
+            "--only-new",
+            ".",
+        ],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), diagnostics(&out), report)
+}
+
+fn catalogs(report: &Value) -> Vec<String> {
+    report["catalogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["path"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A new bundle is judged with its operator's other bundles: named as they are, no OLM805
+/// (it was linted alone and expected the package name: 28 false warnings in the replay).
+#[test]
+fn a_new_bundle_is_linted_with_its_whole_operator() {
+    let tmp = aims_repository();
+    let dir = tmp.path();
+    write(
+        dir,
+        &bundle(
+            "aims",
+            "0.0.24",
+            "operator-aims-mobile.v0.0.24",
+            Some("operator-aims-mobile.v0.0.23"),
+        ),
+    );
+    let (code, diags, report) = action_run(dir);
+    assert_eq!(diags, Vec::<Value>::new());
+    assert_eq!(code, Some(0));
+    // The operator, not the bundle directory nor the repository as one catalog.
+    assert_eq!(catalogs(&report), ["operators/aims"]);
+}
+
+/// A `replaces` naming a bundle the operator does not have (the real PR's
+/// `operator-aims-mobile.0.0.23`, its `v` missing) blocks the index build: found in PR mode.
+#[test]
+fn a_replaces_naming_no_bundle_of_the_operator_is_found_in_pr_mode() {
+    let tmp = aims_repository();
+    let dir = tmp.path();
+    write(
+        dir,
+        &bundle(
+            "aims",
+            "0.0.24",
+            "operator-aims-mobile.v0.0.24",
+            Some("operator-aims-mobile.0.0.23"),
+        ),
+    );
+    let (code, diags, _) = action_run(dir);
+    let found: Vec<(&str, &str, &str)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap(),
+                d["severity"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "OLM802",
+            "error",
+            "operators/aims/0.0.24/manifests/aims.clusterserviceversion.yaml"
+        )]
+    );
+    assert_eq!(code, Some(1));
+}
+
+/// A changed file that no catalog of the build holds (the repository's README or a
+/// workflow) is not catalog content: nothing to lint, never the repository as one catalog.
+#[test]
+fn a_change_outside_the_catalogs_lints_nothing() {
+    let tmp = aims_repository();
+    let dir = tmp.path();
+    write_files(dir, &[(".github/workflows/x.yaml", "on: push\n")]);
+    git(dir, &["add", "-A"], None);
+    let out = olmlint(
+        Some(dir),
+        [
+            "lint",
+            "--no-config",
+            "-f",
+            "json",
+            "--changed-since",
+            "HEAD",
+            "--only-new",
+            ".",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(diagnostics(&out), Vec::<Value>::new());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no catalog files changed"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const TEMPLATE: &str = "schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: kubernaut\n    defaultChannel: stable\n  - schema: olm.channel\n    package: kubernaut\n    name: stable\n    entries:\n      - name: kubernaut.v1.0.0\n  - schema: olm.bundle\n    image: quay.io/x/kubernaut-bundle:v1.0.0\n";
+
+const RENDERED: &str = "---\nschema: olm.package\nname: kubernaut\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: kubernaut\nname: stable\nentries:\n  - name: kubernaut.v1.0.0\n---\nschema: olm.bundle\npackage: kubernaut\nname: kubernaut.v1.0.0\nimage: quay.io/x/kubernaut-bundle:v1.0.0\nproperties:\n  - type: olm.package\n    value: {packageName: kubernaut, version: 1.0.0}\n";
+
+/// An FBC operator whose ci.yaml maps `basic.yaml` to v4.17 and v4.18, both rendered.
+fn fbc_repository(ci: &str, template: bool) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    git(dir, &["init", "-q"], None);
+    let mut files = vec![("operators/kubernaut/ci.yaml", ci)];
+    if template {
+        files.push(("operators/kubernaut/catalog-templates/basic.yaml", TEMPLATE));
+    }
+    for v in ["v4.17", "v4.18"] {
+        files.push((
+            if v == "v4.17" {
+                "catalogs/v4.17/kubernaut/catalog.yaml"
+            } else {
+                "catalogs/v4.18/kubernaut/catalog.yaml"
+            },
+            RENDERED,
+        ));
+    }
+    write_files(dir, &files);
+    write(dir, &bundle("kubernaut", "1.0.0", "kubernaut.v1.0.0", None));
+    git(dir, &["add", "-A"], None);
+    git(dir, &["commit", "-qm", "base"], None);
+    tmp
+}
+
+const FBC_CI: &str = "fbc:\n  enabled: true\n  catalog_mapping:\n    - template_name: basic.yaml\n      catalog_names: [v4.17, v4.18]\n      type: olm.template.basic\nreviewers:\n  - alice\n";
+
+/// Whether a mapped catalog is rendered is a question of the repository: a PR that touches
+/// only v4.18 does not load v4.17, which is there all the same (13 false OLM905 in the replay).
+#[test]
+fn mapped_catalogs_the_run_did_not_load_are_rendered_when_they_exist() {
+    let tmp = fbc_repository(FBC_CI, true);
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("catalogs/v4.18/kubernaut/catalog.yaml"),
+        RENDERED.replace(
+            "name: kubernaut.v1.0.0\n---",
+            "name: kubernaut.v1.0.0\n# ok\n---",
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("operators/kubernaut/ci.yaml"),
+        format!("{FBC_CI}  - bob\n"),
+    )
+    .unwrap();
+    let (code, diags, report) = action_run(dir);
+    assert!(!diags.iter().any(|d| d["rule"] == "OLM905"), "{diags:#?}");
+    assert_eq!(code, Some(0), "{diags:#?}");
+    assert_eq!(catalogs(&report), ["catalogs/v4.18", "operators/kubernaut"]);
+    // Deleted, v4.17 is not rendered: a warning, at the mapping.
+    std::fs::remove_file(dir.join("catalogs/v4.17/kubernaut/catalog.yaml")).unwrap();
+    let (_, diags, _) = action_run(dir);
+    let d = diags
+        .iter()
+        .find(|d| d["rule"] == "OLM905")
+        .unwrap_or_else(|| panic!("{diags:#?}"));
+    assert_eq!(d["severity"], "warning");
+    assert!(
+        d["message"].as_str().unwrap().contains("catalog v4.17"),
+        "{d}"
+    );
+}
+
+/// The pipelines' documented FBC onboarding: the bundle PR sets `fbc.enabled` and
+/// `catalog_mapping`; the templates come in the "catalog update" PR. The first PR gets one
+/// warning per missing template that says so, no error, and no path of the machine.
+#[test]
+fn the_first_pull_request_of_the_fbc_onboarding_passes() {
+    let tmp = fbc_repository("updateGraph: replaces-mode\nreviewers:\n  - alice\n", false);
+    let dir = tmp.path();
+    std::fs::write(dir.join("operators/kubernaut/ci.yaml"), FBC_CI).unwrap();
+    let (code, diags, _) = action_run(dir);
+    assert_eq!(code, Some(0), "{diags:#?}");
+    let found: Vec<&Value> = diags.iter().filter(|d| d["rule"] == "OLM905").collect();
+    assert_eq!(found.len(), 1, "{diags:#?}");
+    let d = found[0];
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(
+        d["message"],
+        "ci.yaml maps template \"basic.yaml\", which is not in the operator's catalog-templates/ (yet)"
+    );
+    let text = d.to_string();
+    let machine = dir.to_string_lossy();
+    assert!(!text.contains(machine.as_ref()), "{text}");
+    assert!(d["help"].as_str().unwrap().contains("catalog update"));
+}
