@@ -289,6 +289,8 @@ struct Plan {
     /// `--cluster-properties` (or the configuration's) and its bytes.
     cluster: Option<(PathBuf, Vec<u8>)>,
     context_paths: Vec<PathBuf>,
+    /// The operator repository's `config.yaml` the linted catalogs are in, if any.
+    repository_config: Option<PathBuf>,
 }
 
 /// The plan stage: paths, configuration and the files given beside the catalogs; every
@@ -385,6 +387,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
             ));
         }
     }
+    let repository_config = paths.iter().find_map(|p| load::walk::repository_config(p));
     Ok(Plan {
         paths,
         catalogs,
@@ -395,6 +398,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
         config_diags,
         cluster,
         context_paths,
+        repository_config,
     })
 }
 
@@ -410,6 +414,7 @@ struct Read {
     lint_file_count: usize,
     config_index: Option<usize>,
     cluster: Option<olmlint_model::cluster::ClusterPolicy>,
+    repository: Option<olmlint_model::repository::RepositoryConfig>,
 }
 
 /// The load stage: every catalog read in parallel, then the configuration and cluster files
@@ -520,6 +525,10 @@ fn read(opts: &Options, plan: &mut Plan) -> Read {
         files.push(file);
         policy
     });
+    let repository = plan
+        .repository_config
+        .as_ref()
+        .and_then(|p| repository_config(p, &limits, &mut files));
     Read {
         files,
         diags,
@@ -529,7 +538,67 @@ fn read(opts: &Options, plan: &mut Plan) -> Read {
         lint_file_count,
         config_index,
         cluster,
+        repository,
     }
+}
+
+/// The findings of the pipeline checks the repository's `config.yaml` waives for their
+/// operator (`tests[].ignore_operators`), left out with a note naming the waivers.
+fn waive(
+    diags: Vec<Diagnostic>,
+    files: &[LoadedFile],
+    repository: Option<&olmlint_model::repository::RepositoryConfig>,
+    notes: &mut Vec<String>,
+) -> Vec<Diagnostic> {
+    let Some(repo) = repository else {
+        return diags;
+    };
+    let (kept, waived) = check::waivers::apply(diags, files, repo);
+    if waived.count > 0 {
+        let used: Vec<String> = waived
+            .used
+            .iter()
+            .take(5)
+            .map(|(check, op, pattern)| format!("{check} for {op} ({pattern:?})"))
+            .collect();
+        notes.push(format!(
+            "{} finding(s) not reported: config.yaml waives {}{}",
+            waived.count,
+            used.join(", "),
+            if waived.used.len() > 5 {
+                " and more"
+            } else {
+                ""
+            }
+        ));
+    }
+    kept
+}
+
+/// The operator repository's `config.yaml`, read as the pipelines read it (in no catalog:
+/// neither linted nor catalog content; findings may point into it). One the pipelines could
+/// not read either (unreadable, too large, not YAML) is left out.
+fn repository_config(
+    path: &std::path::Path,
+    limits: &load::Limits,
+    files: &mut Vec<LoadedFile>,
+) -> Option<olmlint_model::repository::RepositoryConfig> {
+    let bytes = olmlint_load::io::read_regular(path, limits.max_file_size).ok()?;
+    let mut file = load::parse_bytes(
+        load::display_path(path),
+        path.to_path_buf(),
+        load::Role::Config,
+        bytes,
+        limits,
+    );
+    file.scope = usize::MAX;
+    let idx = files.len();
+    let config = olmlint_model::repository::RepositoryConfig::read(
+        idx,
+        file.docs.first().and_then(|d| d.root.as_ref()),
+    );
+    files.push(file);
+    Some(config)
 }
 
 /// The check stage: the context catalogs and the baseline modelled once, shared by every
@@ -550,6 +619,7 @@ fn check(
         linted_scopes,
         context_end,
         cluster,
+        repository,
         ..
     } = read;
     let (files, linted_scopes, context_end) = (files.as_slice(), *linted_scopes, *context_end);
@@ -607,6 +677,15 @@ fn check(
             resolution,
             catalogs,
         });
+    // What a change-scoped run's change touches (the pipelines judge what a pull request
+    // adds by their own rules).
+    let changed: Option<Vec<PathBuf>> = change_scoped(opts).then(|| {
+        opts.only_files
+            .iter()
+            .filter(|f| !olmlint_load::io::leaves_repository(f))
+            .map(|f| olmlint_load::io::absolute(f))
+            .collect()
+    });
     // One catalog per command-line path; catalogs are modelled and checked in parallel.
     let scopes: std::collections::BTreeSet<usize> = files
         .iter()
@@ -621,6 +700,8 @@ fn check(
         provided: &provided,
         baseline: baseline.as_ref(),
         cluster: cluster.as_ref(),
+        repository: repository.as_ref(),
+        changed: changed.as_deref(),
         exiting: opts.exiting,
     };
     // The suppression comments are found while the catalogs are checked.
@@ -739,7 +820,7 @@ fn filter(
     let Plan {
         paths,
         catalogs,
-        notes,
+        mut notes,
         config_path,
         config,
         ..
@@ -749,6 +830,7 @@ fn filter(
         mut diags,
         lint_file_count,
         config_index,
+        repository,
         ..
     } = read;
     let only: HashSet<PathBuf> = opts
@@ -770,6 +852,7 @@ fn filter(
     let mut diags = olmlint_check::suppress::apply(diags, &files, sups);
     let diags = config.suppress(std::mem::take(&mut diags), &files, config_index);
     let diags = config.apply(diags, &files);
+    let diags = waive(diags, &files, repository.as_ref(), &mut notes);
     let mut summary = Summary {
         files: lint_file_count,
         documents: counts[0],
@@ -866,6 +949,8 @@ struct CheckEnv<'e, 'a> {
     provided: &'e olmlint_model::resolution::Provided,
     baseline: Option<&'e check::Baseline<'e>>,
     cluster: Option<&'e olmlint_model::cluster::ClusterPolicy>,
+    repository: Option<&'e olmlint_model::repository::RepositoryConfig>,
+    changed: Option<&'e [PathBuf]>,
     exiting: bool,
 }
 
@@ -906,6 +991,8 @@ impl<'a> CheckEnv<'_, 'a> {
                     baseline: if baseline { self.baseline } else { None },
                     provided: self.provided,
                     cluster: self.cluster,
+                    repository: self.repository,
+                    changed: self.changed,
                 }
             };
         }

@@ -307,13 +307,13 @@ pub(super) fn preexisting(
             Some((_, Err(e))) => {
                 return Err(format!(
                     "--only-new: cannot read {} at {git_ref}: {e}",
-                    root.display()
+                    olmlint_load::display_path(root)
                 ))
             }
             None => {
                 return Err(format!(
                     "--only-new: {} was not read at {git_ref}",
-                    root.display()
+                    olmlint_load::display_path(root)
                 ))
             }
         };

@@ -74,6 +74,8 @@ fn findings(dir: &Path, early_on_empty: bool) -> Vec<String> {
         baseline: None,
         provided: &provided,
         cluster: None,
+        repository: None,
+        changed: None,
     };
     let early = check::run_early(&ctx(if early_on_empty { &empty } else { &real }));
     let late = check::run_late(&ctx(&real));

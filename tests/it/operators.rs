@@ -164,7 +164,10 @@ fn real_operator_directories() {
             "OLM507 Warning operators/shipwright-operator/0.13.0/manifests/shipwright-operator.clusterserviceversion.yaml:39",
             "OLM507 Warning operators/shipwright-operator/0.13.0/manifests/shipwright-operator.clusterserviceversion.yaml:42",
             "OLM802 Warning operators/hedvig-operator/1.0.2/manifests/hedvig-operator.v1.0.2.clusterserviceversion.yaml:127",
-            "OLM807 Error operators/shipwright-operator/0.14.0/manifests/shipwright-operator.clusterserviceversion.yaml:784",
+            // FBC: the newest bundle (what a pull request adds) judged against the catalogs
+            // ci.yaml maps (v4.13–v4.18), not its annotation; released ones are judged in the
+            // rendered catalogs that hold them.
+            "OLM807 Warning operators/shipwright-operator/0.15.2/manifests/shipwright-operator.clusterserviceversion.yaml:784",
             // Its basic template, whose rendered catalogs are not in the sample.
             "OLM904 Info operators/shipwright-operator/catalog-templates/basic.yaml:16",
         ]

@@ -279,3 +279,341 @@ fn the_first_pull_request_of_the_fbc_onboarding_passes() {
     assert!(!text.contains(machine.as_ref()), "{text}");
     assert!(d["help"].as_str().unwrap().contains("catalog update"));
 }
+
+const COMMUNITY_CONFIG: &str = "organization: community-operators\ntests:\n  - name: check_operator_name\n    ignore_operators:\n      - ^postgresql\nallowed_bundle_registries:\n  - quay.io/community-operator-pipeline-prod/\n";
+
+/// A bundle directory whose annotations are `annotations` (YAML lines) and whose CSV spec has
+/// `spec` (YAML lines).
+fn custom_bundle(
+    op: &str,
+    version: &str,
+    csv: &str,
+    annotations: &str,
+    spec: &str,
+) -> Vec<(String, String)> {
+    vec![
+        (
+            format!("operators/{op}/{version}/manifests/{op}.clusterserviceversion.yaml"),
+            format!("apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: {csv}\nspec:\n  version: {version}\n{spec}"),
+        ),
+        (
+            format!("operators/{op}/{version}/metadata/annotations.yaml"),
+            format!("annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: {op}\n  operators.operatorframework.io.bundle.channels.v1: stable\n  operators.operatorframework.io.bundle.channel.default.v1: stable\n{annotations}"),
+        ),
+    ]
+}
+
+/// A committed repository with `config.yaml` (when given) and `files`.
+fn repository(config: Option<&str>, files: &[(String, String)]) -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    git(dir, &["init", "-q"], None);
+    if let Some(c) = config {
+        std::fs::write(dir.join("config.yaml"), c).unwrap();
+    }
+    write(dir, files);
+    git(dir, &["add", "-A"], None);
+    git(dir, &["commit", "-qm", "base"], None);
+    tmp
+}
+
+fn rules(diags: &[Value]) -> Vec<(String, String)> {
+    diags
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pair(rule: &str, severity: &str) -> (String, String) {
+    (rule.to_string(), severity.to_string())
+}
+
+/// The community suite fails a new bundle that sets minKubeVersion without
+/// com.redhat.openshift.versions (20 unmerged PRs were blocked by it; olmlint warned). Where
+/// no config.yaml names the suite, the old verdict stands.
+#[test]
+fn the_community_suite_fails_min_kube_version_without_openshift_versions() {
+    let mut files = vec![(
+        "operators/kube/ci.yaml".to_string(),
+        "updateGraph: replaces-mode\nreviewers:\n  - alice\n".to_string(),
+    )];
+    files.extend(custom_bundle(
+        "kube",
+        "1.0.0",
+        "kube.v1.0.0",
+        "  com.redhat.openshift.versions: v4.12\n",
+        "",
+    ));
+    let new = custom_bundle(
+        "kube",
+        "1.1.0",
+        "kube.v1.1.0",
+        "",
+        "  replaces: kube.v1.0.0\n  minKubeVersion: 1.20.0\n",
+    );
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    write(tmp.path(), &new);
+    let (code, diags, _) = action_run(tmp.path());
+    assert_eq!(rules(&diags), [pair("OLM807", "error")], "{diags:#?}");
+    let message = diags[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "minKubeVersion is set to 1.20.0 but com.redhat.openshift.versions is not set"
+        ),
+        "{message}"
+    );
+    assert_eq!(code, Some(1));
+    // Without the repository's config.yaml: 1.20 is below every release's Kubernetes.
+    let tmp = repository(None, &files);
+    write(tmp.path(), &new);
+    let (code, diags, _) = action_run(tmp.path());
+    assert_eq!(diags, Vec::<Value>::new());
+    assert_eq!(code, Some(0));
+}
+
+/// config.yaml's `tests[].ignore_operators` waives check_operator_name for operators whose
+/// directory matches (`re.match`); a first bundle named after no package fails elsewhere.
+#[test]
+fn waivers_and_first_bundles_follow_the_repository_configuration() {
+    let files = vec![(
+        "operators/postgresql-operator/ci.yaml".to_string(),
+        "reviewers:\n  - alice\n".to_string(),
+    )];
+    let first = |op: &str| {
+        custom_bundle(
+            op,
+            "1.0.0",
+            "pg.v1.0.0",
+            "  com.redhat.openshift.versions: v4.14\n",
+            "",
+        )
+    };
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    write(tmp.path(), &first("postgresql-operator"));
+    let out = olmlint(
+        Some(tmp.path()),
+        [
+            "lint",
+            "--no-config",
+            "--changed-since",
+            "HEAD",
+            "--only-new",
+            ".",
+        ],
+    );
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(
+            "config.yaml waives check_operator_name for postgresql-operator (\"^postgresql\")"
+        ),
+        "{text}"
+    );
+    // Another operator, not waived: its first bundle's CSV names operator "pg", not the
+    // package: check_operator_name fails it.
+    let files = vec![(
+        "operators/mysql/ci.yaml".to_string(),
+        "reviewers:\n  - alice\n".to_string(),
+    )];
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    write(tmp.path(), &first("mysql"));
+    let (code, diags, _) = action_run(tmp.path());
+    assert_eq!(rules(&diags), [pair("OLM805", "error")], "{diags:#?}");
+    assert_eq!(code, Some(1));
+}
+
+/// In semver-mode the index build ignores spec.replaces and the pipelines look the target up
+/// by version (stackgres-community's `replaces: stackgres.v1.18.5`: 34 false OLM802).
+#[test]
+fn semver_mode_replaces_are_looked_up_by_version() {
+    let mut files = vec![(
+        "operators/stackgres-community/ci.yaml".to_string(),
+        "updateGraph: semver-mode\nreviewers:\n  - alice\n".to_string(),
+    )];
+    let ann = "  com.redhat.openshift.versions: v4.14\n";
+    files.extend(custom_bundle(
+        "stackgres-community",
+        "1.18.5",
+        "stackgres.v1.18.5",
+        ann,
+        "",
+    ));
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    write(
+        tmp.path(),
+        &custom_bundle(
+            "stackgres-community",
+            "1.18.6",
+            "stackgres.v1.18.6",
+            ann,
+            "  replaces: stackgres-community.v1.18.5\n",
+        ),
+    );
+    let (code, diags, _) = action_run(tmp.path());
+    assert_eq!(diags, Vec::<Value>::new());
+    assert_eq!(code, Some(0));
+    // A version no bundle has is still found.
+    write(
+        tmp.path(),
+        &custom_bundle(
+            "stackgres-community",
+            "1.18.6",
+            "stackgres.v1.18.6",
+            ann,
+            "  replaces: stackgres.v1.18.4\n",
+        ),
+    );
+    let (_, diags, _) = action_run(tmp.path());
+    assert_eq!(rules(&diags), [pair("OLM802", "error")], "{diags:#?}");
+}
+
+/// An FBC operator's bundle goes to the catalogs ci.yaml maps, not to what its annotation
+/// selects (kubernaut: mapped to 4.18+, minKubeVersion 1.31).
+#[test]
+fn an_fbc_bundle_is_judged_against_the_catalogs_it_is_mapped_to() {
+    let ci = "fbc:\n  enabled: true\n  catalog_mapping:\n    - template_name: semver.yaml\n      catalog_names: [v4.18, v4.19]\n      type: olm.semver\nreviewers:\n  - alice\n";
+    let mut files = vec![
+        ("operators/kubernaut/ci.yaml".to_string(), ci.to_string()),
+        (
+            "operators/kubernaut/catalog-templates/semver.yaml".to_string(),
+            "Schema: olm.semver\nGenerateMajorChannels: true\nGenerateMinorChannels: false\nCandidate:\n  Bundles: []\n".to_string(),
+        ),
+    ];
+    files.extend(custom_bundle(
+        "kubernaut",
+        "1.0.0",
+        "kubernaut.v1.0.0",
+        "  com.redhat.openshift.versions: v4.12\n",
+        "",
+    ));
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    write(
+        tmp.path(),
+        &custom_bundle(
+            "kubernaut",
+            "1.1.0",
+            "kubernaut.v1.1.0",
+            "  com.redhat.openshift.versions: v4.12\n",
+            "  minKubeVersion: 1.31.0\n",
+        ),
+    );
+    let (code, diags, _) = action_run(tmp.path());
+    assert!(!diags.iter().any(|d| d["rule"] == "OLM807"), "{diags:#?}");
+    assert_eq!(code, Some(0), "{diags:#?}");
+}
+
+/// release-config.yaml: a template ci.yaml does not map (rabbitmq-cluster-operator 2.22.2),
+/// and a `replaces` that names no entry of the template's channel (amd-gpu-operator 1.5.1,
+/// its `v` missing).
+#[test]
+fn release_configs_are_checked_as_the_pipelines_release_them() {
+    let ci = "fbc:\n  enabled: true\n  catalog_mapping:\n    - template_name: v4.18.yaml\n      catalog_names: [v4.18]\n      type: olm.template.basic\nreviewers:\n  - alice\n";
+    let template = "schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: amd\n    defaultChannel: alpha\n  - schema: olm.channel\n    package: amd\n    name: alpha\n    entries:\n      - name: amd.v1.5.0\n  - schema: olm.bundle\n    image: quay.io/community-operator-pipeline-prod/amd@sha256:9d7a0205e1597f21237669d88b373cbd33850a4c9d7a0205e1597f21237669d8\n";
+    let mut files = vec![
+        ("operators/amd/ci.yaml".to_string(), ci.to_string()),
+        (
+            "operators/amd/catalog-templates/v4.18.yaml".to_string(),
+            template.to_string(),
+        ),
+    ];
+    let ann = "  com.redhat.openshift.versions: v4.18\n";
+    files.extend(custom_bundle("amd", "1.5.0", "amd.v1.5.0", ann, ""));
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    let dir = tmp.path();
+    let mut new = custom_bundle("amd", "1.5.1", "amd.v1.5.1", ann, "");
+    new.push((
+        "operators/amd/1.5.1/release-config.yaml".to_string(),
+        "catalog_templates:\n  - template_name: v4.18.yaml\n    channels: [alpha]\n    replaces: amd.1.5.0\n  - template_name: v4.21.yaml\n    channels: [alpha]\n".to_string(),
+    ));
+    write(dir, &new);
+    let (code, diags, _) = action_run(dir);
+    let found: Vec<(&str, &str, &str)> = diags
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap(),
+                d["severity"].as_str().unwrap(),
+                d["pointer"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("OLM808", "error", "/catalog_templates/0/replaces"),
+            ("OLM808", "error", "/catalog_templates/1/template_name"),
+        ],
+        "{diags:#?}"
+    );
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean \"amd.v1.5.0\""),
+        "{diags:#?}"
+    );
+    assert_eq!(code, Some(1));
+    // Fixed as the real PR fixed it: nothing to report.
+    std::fs::write(
+        dir.join("operators/amd/1.5.1/release-config.yaml"),
+        "catalog_templates:\n  - template_name: v4.18.yaml\n    channels: [alpha]\n    replaces: amd.v1.5.0\n",
+    )
+    .unwrap();
+    let (code, diags, _) = action_run(dir);
+    assert_eq!(diags, Vec::<Value>::new());
+    assert_eq!(code, Some(0));
+}
+
+/// A catalog pull request whose catalog names a bundle image outside config.yaml's
+/// allowed_bundle_registries (check_bundle_images_in_fbc).
+#[test]
+fn catalog_images_come_from_the_allowed_registries() {
+    let files = vec![
+        (
+            "operators/kubernaut/ci.yaml".to_string(),
+            FBC_CI.to_string(),
+        ),
+        (
+            "operators/kubernaut/catalog-templates/basic.yaml".to_string(),
+            TEMPLATE.to_string(),
+        ),
+        (
+            "catalogs/v4.17/kubernaut/catalog.yaml".to_string(),
+            RENDERED.to_string(),
+        ),
+        (
+            "catalogs/v4.18/kubernaut/catalog.yaml".to_string(),
+            RENDERED.to_string(),
+        ),
+    ];
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("catalogs/v4.18/kubernaut/catalog.yaml"),
+        RENDERED.replace("quay.io/x/", "quay.io/alice/"),
+    )
+    .unwrap();
+    let (_, diags, _) = action_run(dir);
+    let d = diags
+        .iter()
+        .find(|d| d["rule"] == "OLM809")
+        .unwrap_or_else(|| panic!("{diags:#?}"));
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["file"], "catalogs/v4.18/kubernaut/catalog.yaml");
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("quay.io/alice/kubernaut-bundle:v1.0.0"));
+    // The images that were there already are not the change's.
+    assert_eq!(
+        diags.iter().filter(|d| d["rule"] == "OLM809").count(),
+        1,
+        "{diags:#?}"
+    );
+}

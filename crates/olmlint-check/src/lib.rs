@@ -16,6 +16,7 @@ pub mod suppress;
 
 pub mod bundle;
 pub mod bundle_dir;
+pub mod bundle_registries;
 pub mod cel;
 pub mod channel;
 pub mod constraints;
@@ -28,12 +29,14 @@ pub mod operators;
 pub mod package;
 pub mod properties;
 pub mod ranges;
+pub mod release_config;
 pub mod template;
 mod template_pairing;
 pub mod upgrade;
+pub mod waivers;
 
 use crate::config::Config;
-use olmlint_base::diag::Diagnostic;
+use olmlint_base::diag::{Diagnostic, Severity};
 use olmlint_load::LoadedFile;
 use olmlint_model::index::Index;
 use olmlint_model::resolution::{Provided, Resolution};
@@ -58,6 +61,38 @@ pub struct Ctx<'a> {
     pub provided: &'a Provided,
     /// The target cluster (`--cluster-properties`), for OLM720.
     pub cluster: Option<&'a olmlint_model::cluster::ClusterPolicy>,
+    /// The operator repository's `config.yaml` the catalog is in: the pipeline suite whose
+    /// failures are errors, the allowed bundle registries.
+    pub repository: Option<&'a olmlint_model::repository::RepositoryConfig>,
+    /// A change-scoped run's changed files (absolute, real paths): what a pull request adds.
+    pub changed: Option<&'a [std::path::PathBuf]>,
+}
+
+impl Ctx<'_> {
+    /// The static-test suite the repository's pipeline runs besides the common one.
+    pub fn suite(&self) -> Option<olmlint_model::repository::Suite> {
+        self.repository
+            .and_then(olmlint_model::repository::RepositoryConfig::suite)
+    }
+
+    /// How the pipelines' verdict on what a pull request adds applies to the directory
+    /// `dir` (a bundle directory, an operator directory), `newest` saying whether it holds
+    /// the package's newest bundle: in a change-scoped run, an error where the change touches
+    /// it (the pull request fails) and nothing elsewhere; in a whole run, a warning for the
+    /// newest bundle (what a pull request would add; the others were accepted by the rules
+    /// of their day), nothing for the rest.
+    pub fn as_added(&self, dir: &std::path::Path, newest: bool) -> Option<Severity> {
+        match self.changed {
+            Some(files) => {
+                let dir = olmlint_load::io::absolute(dir);
+                files
+                    .iter()
+                    .any(|f| f.starts_with(&dir))
+                    .then_some(Severity::Error)
+            }
+            None => newest.then_some(Severity::Warning),
+        }
+    }
 }
 
 /// Where a finding about a bundle as a whole goes: its `name`.
@@ -202,6 +237,8 @@ const FAMILIES: &[(&str, Family, bool)] = &[
     ("check cel", cel::check, true),
     ("check bundle_dir", bundle_dir::check, false),
     ("check operators", operators::check, false),
+    ("check release_config", release_config::check, false),
+    ("check bundle_registries", bundle_registries::check, false),
     ("check installability", installability::check, true),
     ("check ecosystem", ecosystem::check, true),
     ("check upgrade", upgrade::check, true),

@@ -1265,6 +1265,8 @@ impl<'o, 'a> Mapping<'o, 'a> {
                     .help("`template_name` names a file directly in the operator's catalog-templates/ directory (`template_name: basic.yaml`); a path is not looked up, since it could lead outside the repository. Move the template into catalog-templates/ and give its file name."),
             ),
             None if on_disk() => {}
+            // The FBC release creates a template a bundle's release-config.yaml names.
+            None if self.released_to(item.template) => {}
             None => out.push(
                 Diagnostic::new("OLM905", format!("ci.yaml maps template {:?}, which is not in the operator's catalog-templates/ (yet)", item.template))
                     .severity(Severity::Warning)
@@ -1311,6 +1313,23 @@ impl<'o, 'a> Mapping<'o, 'a> {
                 self.catalog_owner.insert(cat, (item.template, node));
             }
         }
+    }
+
+    /// Whether a bundle directory's `release-config.yaml` of the operator names template
+    /// `name`: the pipelines' release then creates it if it is missing.
+    fn released_to(&self, name: &str) -> bool {
+        self.layout.files.iter().any(|f| {
+            f.role == Role::ReleaseConfig
+                && f.source.path.parent().and_then(Path::parent) == Some(self.op.dir.as_path())
+                && f.docs
+                    .first()
+                    .and_then(|d| d.root.as_ref())
+                    .and_then(|r| r.get("catalog_templates"))
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|t| t.get("template_name").and_then(Node::as_str) == Some(name))
+        })
     }
 
     /// A template the walk did not load (an ignored or unreadable file) may still exist: only

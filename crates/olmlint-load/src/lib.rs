@@ -161,6 +161,10 @@ pub enum Role {
     /// An operator directory's `ci.yaml` (`updateGraph`, `fbc`, reviewers): read as the
     /// operator's configuration, schema-checked, not catalog content.
     OperatorConfig,
+    /// A bundle directory's `release-config.yaml` in an operator directory: the FBC release
+    /// automation's input (which catalog templates the bundle is added to), not catalog
+    /// content.
+    ReleaseConfig,
 }
 
 #[derive(Debug)]

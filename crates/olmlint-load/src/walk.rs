@@ -171,6 +171,13 @@ impl Layout {
         self.bundle_roots.last().filter(|b| path.starts_with(b))
     }
 
+    /// `<operator>/<version>/release-config.yaml`: read by the pipelines' FBC release.
+    fn is_release_config(&self, path: &Path, bundle: &Path) -> bool {
+        path.parent() == Some(bundle)
+            && path.file_name().is_some_and(|n| n == "release-config.yaml")
+            && self.in_operator_dir(bundle)
+    }
+
     fn in_operator_dir(&self, path: &Path) -> bool {
         path.parent()
             .is_some_and(|p| self.operator_roots.contains(p))
@@ -265,11 +272,11 @@ impl Walk<'_> {
             return;
         };
         let role = self.layout.role(path, bundle, operator_config);
-        if let Role::Bundle(b) = &role {
-            if !is_bundle_content(path, b) {
-                return;
-            }
-        }
+        let role = match role {
+            Role::Bundle(b) if self.layout.is_release_config(path, &b) => Role::ReleaseConfig,
+            Role::Bundle(b) if !is_bundle_content(path, &b) => return,
+            role => role,
+        };
         self.out.push(Found {
             path: path.to_path_buf(),
             display: display_path(path),
@@ -534,8 +541,9 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
 /// 3. the nearest enclosing directory holding `.olmlint.yaml`, `.olmlint.yml` or
 ///    `.indexignore`;
 /// 4. the nearest enclosing operator directory (`ci.yaml` next to bundle directories);
-/// 5. the top level of the git work tree holding it;
-/// 6. the directory olmlint runs in, when it holds the file; else the file's directory.
+/// 5. the operator directory a deleted file was in, when the whole operator is gone;
+/// 6. the top level of the git work tree holding it;
+/// 7. the directory olmlint runs in, when it holds the file; else the file's directory.
 pub fn catalog_root(file: &Path) -> std::path::PathBuf {
     let abs = crate::io::absolute(file);
     let dir = abs.parent().unwrap_or(Path::new(".")).to_path_buf();
@@ -571,6 +579,16 @@ pub fn catalog_root(file: &Path) -> std::path::PathBuf {
     {
         return op.to_path_buf();
     }
+    // An operator deleted whole (`operators/<name>/` is gone): its directory, which is no
+    // catalog any more, never the repository.
+    if let Some(gone) = dir.ancestors().take_while(within).find(|d| {
+        !d.exists()
+            && d.parent().is_some_and(|p| {
+                p.file_name().is_some_and(|n| n == "operators") && holds_operator_dirs(p)
+            })
+    }) {
+        return gone.to_path_buf();
+    }
     if let Some(t) = top {
         return t.to_path_buf();
     }
@@ -596,6 +614,25 @@ pub fn repository_parts(dir: &Path) -> Option<Vec<PathBuf>> {
         parts.push(catalogs);
     }
     Some(parts)
+}
+
+/// The operator repository's own `config.yaml` (the pipelines' organization, waivers and
+/// allowed registries) for a linted catalog inside it: the nearest directory at or above
+/// `root`, within its git work tree, that is an operator repository ([`repository_parts`])
+/// and holds `config.yaml` as a regular file (a link is not followed), its real path inside
+/// the repository.
+pub fn repository_config(root: &Path) -> Option<PathBuf> {
+    let abs = crate::io::absolute(root);
+    let top = crate::io::work_tree_top(&abs).map(Path::to_path_buf);
+    let repo = abs
+        .ancestors()
+        .take_while(|d| top.as_ref().is_none_or(|t| d.starts_with(t)))
+        .take(4)
+        .find(|d| repository_parts(d).is_some())?;
+    let config = repo.join("config.yaml");
+    std::fs::symlink_metadata(&config)
+        .is_ok_and(|m| m.is_file())
+        .then_some(config)
 }
 
 /// `ci.yaml` (or `ci.yml`): an operator directory's configuration.

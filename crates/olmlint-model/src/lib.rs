@@ -19,6 +19,7 @@ mod decode;
 pub mod formats;
 pub mod index;
 pub mod operators;
+pub mod repository;
 pub mod resolution;
 pub mod schema;
 pub mod template;

@@ -1,5 +1,5 @@
 //! The JSON Schemas of `schemas/` (dependency values, dependencies.yaml, properties.yaml,
-//! an operator directory's ci.yaml),
+//! an operator directory's ci.yaml, a bundle directory's release-config.yaml),
 //! embedded, compiled once and validated against spanned trees. The decoder decides verdicts;
 //! the schemas are what editors see, and what olmlint uses to list every problem in a value
 //! where OLM's decoder stops at the first (`tests/it/schema.rs` checks that both agree).
@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Name (the property type or file it describes) and text of every embedded schema.
-pub const SCHEMAS: [(&str, &str); 7] = [
+pub const SCHEMAS: [(&str, &str); 8] = [
     (
         "olm.constraint",
         include_str!("../schemas/olm.constraint.schema.json"),
@@ -35,6 +35,10 @@ pub const SCHEMAS: [(&str, &str); 7] = [
         include_str!("../schemas/properties.schema.json"),
     ),
     ("ci", include_str!("../schemas/ci.schema.json")),
+    (
+        "release-config",
+        include_str!("../schemas/release-config.schema.json"),
+    ),
 ];
 
 /// The text of a schema by name, or of the olmlint configuration schema (`olmlint-config`).

@@ -5,14 +5,17 @@
 //! OLM804 version-directory, OLM805 operator-name, OLM806 openshift-versions,
 //! OLM807 min-kube-version; OLM102 for the default channel of such a package.
 
+mod kube;
+
 use super::Ctx;
-use olmlint_base::diag::{Diagnostic, Location};
+use olmlint_base::diag::{Diagnostic, Location, Severity};
 use olmlint_base::tree::{Node, Value};
 use olmlint_load::Role;
 use olmlint_model::operators::{
     DirBundle, Index, IndexError, OperatorDir, UpdateGraph, CHANNELS, DEFAULT_CHANNEL,
     OPENSHIFT_VERSIONS,
 };
+use olmlint_model::repository::Suite;
 use olmlint_semantics::openshift::{self, Release, Selection};
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,16 +25,28 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let operator = |b: &DirBundle<'_>| b.operator.and_then(|o| cat.operators.get(o));
     let mut packages: BTreeMap<&str, Vec<&DirBundle<'_>>> = BTreeMap::new();
     for b in &cat.dir_bundles {
-        // No annotation: every index (the pipelines fail minKubeVersion without one, too).
-        let selection = openshift_versions(ctx, b, out).or_else(|| {
-            b.openshift.is_none().then_some(Selection {
-                min: openshift::INDEXED.0,
-                max: None,
-            })
-        });
-        min_kube_version(b, selection, out);
         if !b.package().is_empty() {
             packages.entry(b.package()).or_default().push(b);
+        }
+    }
+    let newest_of: Vec<&DirBundle<'_>> = packages.values().filter_map(|bs| newest(bs)).collect();
+    for b in &cat.dir_bundles {
+        let selection = openshift_versions(ctx, b, out);
+        let is_newest = newest_of.iter().any(|n| std::ptr::eq(*n, b));
+        let judged = kube::Judged {
+            operator: operator(b),
+            selection,
+            added: ctx
+                .suite()
+                .and_then(|s| Some((s, ctx.as_added(b.root, is_newest)?))),
+            new: ctx.as_added(b.root, is_newest).is_some(),
+            suite: ctx.suite(),
+        };
+        kube::min_kube_version(b, &judged, out);
+        if let (Some((Suite::Isv, severity)), false) =
+            (judged.added, judged.operator.is_some_and(|o| o.fbc))
+        {
+            annotation_required(b, severity, out);
         }
     }
     for bundles in packages.values() {
@@ -43,11 +58,22 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         // the rules of their day and stay as they are in the indexes. Only the newest bundle
         // (what a pull request adds) is judged.
         if let Some(newest) = newest(bundles) {
+            // In a pipeline repository check_operator_name fails the pull request that adds
+            // a first bundle whose names mismatch; later ones warn.
+            let fails = ctx
+                .suite()
+                .and_then(|_| ctx.as_added(newest.root, true))
+                .unwrap_or(Severity::Warning);
+            let first = if bundles.len() == 1 {
+                fails
+            } else {
+                Severity::Warning
+            };
             if let Some(op) = operator(newest) {
-                directory_name(op, newest, out);
+                directory_name(op, newest, first, out);
                 version_directory(ctx, newest, op, out);
             }
-            csv_names(bundles, newest, out);
+            csv_names(bundles, newest, fails, out);
         }
         // Released from catalog templates: no `opm index add`, no replaces checks.
         if op.is_some_and(|o| o.fbc) {
@@ -59,8 +85,19 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         // A bundle directory on its own replaces bundles of the production index, in a mode
         // nobody wrote down: only an operator directory holds the whole package.
         if op.is_some() {
-            let explicit = op.is_some_and(|o| o.update_graph.is_some());
-            per_release(bundles, mode, explicit, out);
+            // The community pipeline judges dangling bundles in replaces-mode when ci.yaml
+            // names no mode (check_dangling_bundles), and fails the pull request.
+            let community = ctx.suite() == Some(Suite::Community);
+            let pruned = if community {
+                Some(
+                    op.and_then(|o| ctx.as_added(&o.root, false))
+                        .unwrap_or(Severity::Warning),
+                )
+            } else {
+                op.is_some_and(|o| o.update_graph.is_some())
+                    .then_some(Severity::Warning)
+            };
+            per_release(bundles, mode, pruned, out);
             replaces(bundles, mode, out);
         }
     }
@@ -147,7 +184,15 @@ fn version_directory(
 
 /// OLM805 for the newest bundle of a package: its CSV name carries its version, and the
 /// operator name most of the package's bundles use (the package name, for the first one).
-fn csv_names<'a>(bundles: &[&DirBundle<'a>], newest: &DirBundle<'a>, out: &mut Vec<Diagnostic>) {
+/// `fails`: how check_operator_name's failures are reported (see [`Ctx::as_added`]): a first
+/// bundle whose operator name is not the package, and a bundle whose operator name differs
+/// from the one every other bundle uses; other mismatches are warnings.
+fn csv_names<'a>(
+    bundles: &[&DirBundle<'a>],
+    newest: &DirBundle<'a>,
+    fails: Severity,
+    out: &mut Vec<Diagnostic>,
+) {
     fn prefix<'a>(b: &DirBundle<'a>) -> &'a str {
         b.name().split_once('.').map_or(b.name(), |(p, _)| p)
     }
@@ -178,7 +223,29 @@ fn csv_names<'a>(bundles: &[&DirBundle<'a>], newest: &DirBundle<'a>, out: &mut V
         .filter(|o| !std::ptr::eq(**o, b))
         .filter_map(|o| o.root.file_name().and_then(|n| n.to_str()))
         .collect();
-    csv_name(b, expected_prefix, version_prefix(bundles, b), &twins, out);
+    let others: std::collections::BTreeSet<&str> = bundles
+        .iter()
+        .filter(|o| !std::ptr::eq(**o, b))
+        .map(|o| prefix(o))
+        .collect();
+    let pipeline_fails = match others.len() {
+        0 => prefix(b) != b.package(),
+        1 => !others.contains(prefix(b)),
+        _ => false,
+    };
+    let severity = if pipeline_fails {
+        fails
+    } else {
+        Severity::Warning
+    };
+    csv_name(
+        b,
+        expected_prefix,
+        version_prefix(bundles, b),
+        &twins,
+        severity,
+        out,
+    );
 }
 
 /// What goes between the operator name's `.` and the version in a suggested CSV name: `v`
@@ -231,6 +298,7 @@ fn csv_name(
     expected_prefix: Option<&str>,
     v: &str,
     twins: &[&str],
+    prefix_severity: Severity,
     out: &mut Vec<Diagnostic>,
 ) {
     let (Some(name), Some(pkg), Some(version)) = (b.name, b.package, b.version) else {
@@ -266,6 +334,7 @@ fn csv_name(
             "OLM805",
             format!("CSV name {:?} {what} (the convention is {expected:?})", name.value),
         )
+        .severity(if prefix_ok { Severity::Warning } else { prefix_severity })
         .at(b.csv.file, name.node.span)
         .pointer("/metadata/name")
         .package(Some(pkg.value))
@@ -275,7 +344,14 @@ fn csv_name(
 }
 
 /// OLM805 for the operator: the package annotation names the operator directory.
-fn directory_name(op: &OperatorDir<'_>, newest: &DirBundle<'_>, out: &mut Vec<Diagnostic>) {
+/// `severity`: an error where check_operator_name fails the pull request (the package's first
+/// bundle, see [`Ctx::as_added`]); it warns once other bundles exist.
+fn directory_name(
+    op: &OperatorDir<'_>,
+    newest: &DirBundle<'_>,
+    severity: Severity,
+    out: &mut Vec<Diagnostic>,
+) {
     let Some(dir) = op.root.file_name().and_then(|n| n.to_str()) else {
         return;
     };
@@ -287,6 +363,7 @@ fn directory_name(op: &OperatorDir<'_>, newest: &DirBundle<'_>, out: &mut Vec<Di
             "OLM805",
             format!("package {:?} (annotations.yaml) differs from the operator directory name {dir:?}", pkg.value),
         )
+        .severity(severity)
         .at(newest.annotations.file, pkg.node.span)
         .pointer(format!("/annotations/{}", olmlint_base::diag::pointer_segment(olmlint_model::operators::PACKAGE)))
         .package(Some(pkg.value))
@@ -295,12 +372,31 @@ fn directory_name(op: &OperatorDir<'_>, newest: &DirBundle<'_>, out: &mut Vec<Di
     );
 }
 
-fn newest<'b, 'a>(bundles: &[&'b DirBundle<'a>]) -> Option<&'b DirBundle<'a>> {
+pub(crate) fn newest<'b, 'a>(bundles: &[&'b DirBundle<'a>]) -> Option<&'b DirBundle<'a>> {
     let zero = olmlint_semantics::version::min_version();
     bundles.iter().copied().max_by(|x, y| {
         let (a, b) = (x.parsed_version(), y.parsed_version());
         olmlint_semantics::version::cmp(a.as_ref().unwrap_or(&zero), b.as_ref().unwrap_or(&zero))
     })
+}
+
+/// OLM806 in a repository of the isv suite (certified-operators, redhat-marketplace): a new
+/// bundle of the pipelines' index builds must say which OpenShift releases it goes to; the
+/// pipeline asks the catalog API for the organization's indexes from the annotation and fails
+/// without it.
+fn annotation_required(b: &DirBundle<'_>, severity: Severity, out: &mut Vec<Diagnostic>) {
+    if b.openshift.is_some() {
+        return;
+    }
+    out.push(
+        Diagnostic::new("OLM806", format!("{OPENSHIFT_VERSIONS} is not set: the certified pipeline fails the pull request ('com.redhat.openshift.versions' annotation not defined)"))
+            .severity(severity)
+            .at(b.annotations.file, b.annotations.node.get("annotations").map_or(b.annotations.node.span, |a| a.span))
+            .pointer("/annotations")
+            .package(Some(b.package()))
+            .bundle(Some(b.name()))
+            .help(format!("Add `{OPENSHIFT_VERSIONS}: \"v4.16\"` (4.16 and later; `=v4.16` for one release, `v4.16-v4.18` for a range) to metadata/annotations.yaml: outside the community repository the pipeline finds the indexes a bundle goes to only through it.")),
+    );
 }
 
 /// OLM806: `com.redhat.openshift.versions` parses. Returns the selection.
@@ -345,80 +441,13 @@ fn openshift_versions(
     None
 }
 
-/// OLM807: `spec.minKubeVersion` is not above the Kubernetes of an OpenShift release the
-/// bundle targets (OLM refuses to install it there).
-fn min_kube_version(b: &DirBundle<'_>, selection: Option<Selection>, out: &mut Vec<Diagnostic>) {
-    let Some(mk) = b.min_kube_version.filter(|m| !m.value.trim().is_empty()) else {
-        return;
-    };
-    let d = |msg: String| {
-        Diagnostic::new("OLM807", msg)
-            .at(b.csv.file, mk.node.span)
-            .pointer("/spec/minKubeVersion")
-            .package(Some(b.package()))
-            .bundle(Some(b.name()))
-    };
-    // OLM reads it with blang's ParseTolerant (`v1.25` and `1.25` are 1.25.0).
-    let min = match olmlint_semantics::version::parse_tolerant(mk.value) {
-        Ok(v) => v,
-        Err(e) => {
-            out.push(d(format!("spec.minKubeVersion {:?} is not a version: {e}", mk.value)).help("Write the lowest Kubernetes version the operator runs on, such as `1.25.0`: OLM cannot compare this value with the cluster's version and does not install the bundle (\"CSV version parsing error\"), and operator-pipelines fail it."));
-            return;
-        }
-    };
-    let Some(sel) = selection else { return };
-    let conflicts: Vec<(Release, Release)> = sel
-        .indexed()
-        .into_iter()
-        .filter_map(|o| Some((o, openshift::kubernetes_of(o)?)))
-        .filter(|(_, k)| (u64::from(k.0), u64::from(k.1)) < (min.major, min.minor))
-        .collect();
-    let (Some(first), Some(last)) = (conflicts.first(), conflicts.last()) else {
-        return;
-    };
-    let releases: Vec<Release> = conflicts.iter().map(|(o, _)| *o).collect();
-    let lowest_ok = openshift::KUBERNETES
-        .iter()
-        .find(|(_, k)| (u64::from(k.0), u64::from(k.1)) >= (min.major, min.minor))
-        .map(|(o, _)| *o);
-    let targets = match b.openshift {
-        Some(o) => format!("which {OPENSHIFT_VERSIONS} {:?} targets", o.value),
-        None => format!(
-            "whose indexes the bundle is added to ({OPENSHIFT_VERSIONS} is not set: every index)"
-        ),
-    };
-    let diag = d(format!(
-        "spec.minKubeVersion {} is above the Kubernetes of OpenShift {} ({}), {targets}: OLM refuses to install the bundle there",
-        mk.value,
-        openshift::describe(&releases),
-        if first.1 == last.1 {
-            format!("Kubernetes {}.{}", first.1 .0, first.1 .1)
-        } else {
-            format!("Kubernetes {}.{}–{}.{}", first.1 .0, first.1 .1, last.1 .0, last.1 .1)
-        },
-    ));
-    // Without the annotation the targeting is implicit (the organisation's indexes): a warning.
-    let diag = if b.openshift.is_none() {
-        diag.severity(olmlint_base::diag::Severity::Warning)
-    } else {
-        diag
-    };
-    out.push(
-        diag
-        .help(match lowest_ok {
-            Some(o) => format!("Start the annotation at v{}.{} (Kubernetes {}.{}) if the operator needs Kubernetes {}.{}; lower minKubeVersion if it really runs on the older releases. operator-pipelines' check_api_version_constraints fails this too.", o.0, o.1, min.major, min.minor, min.major, min.minor),
-            None => "Lower minKubeVersion to a Kubernetes version the targeted OpenShift releases run, or narrow the annotation.".into(),
-        }),
-    );
-}
-
 /// The index of each OpenShift release built today, from the bundles it holds; releases
 /// holding the same bundles share one build. What goes wrong is reported once, naming the
 /// releases.
 fn per_release(
     bundles: &[&DirBundle<'_>],
     mode: UpdateGraph,
-    explicit: bool,
+    pruned: Option<Severity>,
     out: &mut Vec<Diagnostic>,
 ) {
     let groups = olmlint_model::operators::release_groups(bundles);
@@ -430,7 +459,7 @@ fn per_release(
             .collect();
         let index = Index::build(&subset, mode);
         let mut diags = Vec::new();
-        index_errors(&index, explicit, newest(bundles), &mut diags);
+        index_errors(&index, pruned, newest(bundles), &mut diags);
         for d in diags {
             match found.iter_mut().find(|(f, _)| {
                 f.rule == d.rule && f.location == d.location && f.message == d.message
@@ -457,11 +486,13 @@ fn per_release(
 }
 
 /// OLM102 and OLM803 from one index build.
-/// `explicit`: `ci.yaml` names the mode. Without `updateGraph` (most certified operators) the
-/// mode the index is built in is not written down, so bundles it would prune are not judged.
+/// `pruned`: how bundles the build leaves out of a channel are reported, if they are: when
+/// `ci.yaml` names the mode (a warning), or in the community pipeline's repository (an error:
+/// check_dangling_bundles fails). Without `updateGraph` elsewhere (most certified operators)
+/// the mode the index is built in is not written down, so they are not judged.
 fn index_errors(
     index: &Index<'_, '_>,
-    explicit: bool,
+    pruned_severity: Option<Severity>,
     newest: Option<&DirBundle<'_>>,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -487,7 +518,7 @@ fn index_errors(
         match e {
             IndexError::Pruned {
                 bundle, channel, ..
-            } if explicit && !broken.contains(&channel.value) => {
+            } if pruned_severity.is_some() && !broken.contains(&channel.value) => {
                 pruned
                     .entry(bundle.name())
                     .or_insert((bundle, Vec::new()))
@@ -539,9 +570,32 @@ fn index_errors(
             .related("its CSV", Some(Location { file: b.csv.file, span: b.name.map_or(b.csv.node.span, |n| n.node.span) }))
             .help(format!(
                 "Put it on the upgrade graph: a newer bundle of the channel sets `spec.replaces: {name}`, lists it in `spec.skips`, or covers its version with `olm.skipRange`; or take the channel out of its `channels.v1` if it was left behind on purpose. operator-pipelines' check_dangling_bundles fails pull requests to the channel while it dangles."
-            )),
+            ))
+            .severity(pruned_severity.unwrap_or(Severity::Warning)),
         );
     }
+}
+
+/// The version part of a CSV name as operator-pipelines read it: after `.v` when the name
+/// has one, else after the first `.`; a leading `v` dropped.
+fn version_in_name(name: &str) -> Option<&str> {
+    let (_, v) = name.split_once(".v").or_else(|| name.split_once('.'))?;
+    Some(v.strip_prefix('v').unwrap_or(v))
+}
+
+/// The bundle of the operator whose CSV name carries the version `replaces` names
+/// (`check_replaces_availability`'s lookup).
+fn by_version_in_name<'b, 'a>(
+    bundles: &[&'b DirBundle<'a>],
+    replaces: &str,
+) -> Option<&'b DirBundle<'a>> {
+    let wanted = version_in_name(replaces)?;
+    bundles.iter().copied().find(|b| {
+        b.name()
+            .split_once('.')
+            .map(|(_, v)| v.strip_prefix('v').unwrap_or(v))
+            == Some(wanted)
+    })
 }
 
 /// OLM802: `spec.replaces` names an existing bundle of the operator, not the bundle itself,
@@ -585,7 +639,14 @@ fn replaces(bundles: &[&DirBundle<'_>], mode: UpdateGraph, out: &mut Vec<Diagnos
         if !head {
             continue;
         }
-        let Some(target) = by_name.get(r.value) else {
+        // In semver-mode the index build ignores spec.replaces; the only judge is
+        // check_replaces_availability, which looks the target up by the version in its name
+        // (the operator name before it, and a `v`, are not read).
+        let found = match mode {
+            UpdateGraph::Replaces => by_name.get(r.value).copied(),
+            UpdateGraph::Semver => by_version_in_name(bundles, r.value),
+        };
+        let Some(target) = found else {
             let hint = olmlint_base::suggest::closest(
                 r.value,
                 by_name.keys().copied().filter(|n| *n != b.name()),
@@ -593,7 +654,10 @@ fn replaces(bundles: &[&DirBundle<'_>], mode: UpdateGraph, out: &mut Vec<Diagnos
             .map(|k| format!(" Did you mean {k:?}?"))
             .unwrap_or_default();
             out.push(d(
-                format!("{} replaces {:?}, which is no bundle of operator {:?} in this repository{}", b.name(), r.value, b.package(), if semver_note.is_empty() { ": opm index add fails with \"replaces nonexistent bundle\"" } else { semver_note }),
+                match mode {
+                    UpdateGraph::Replaces => format!("{} replaces {:?}, which is no bundle of operator {:?} in this repository: opm index add fails with \"replaces nonexistent bundle\"", b.name(), r.value, b.package()),
+                    UpdateGraph::Semver => format!("{} replaces {:?}, but no bundle of operator {:?} in this repository has version {:?} (in semver-mode the index build ignores spec.replaces, but operator-pipelines' check_replaces_availability looks the version up and fails: \"attempts to replace version '{}' which does not exist\")", b.name(), r.value, b.package(), version_in_name(r.value).unwrap_or(r.value), version_in_name(r.value).unwrap_or(r.value)),
+                },
                 r.node,
                 "/spec/replaces",
             ).help(format!("spec.replaces must name the CSV (`metadata.name`) of a bundle directory of this operator.{hint} If it was released from another branch, make sure the fork is rebased so the directory is present.")));
