@@ -470,6 +470,9 @@ def pattern(message):
     m = re.sub(r"`[^`]*`|\"[^\"]*\"|'[^']*'", "`…`", message.splitlines()[0] if message else "")
     m = re.sub(r"\b[\w.-]*\d[\w.+-]*\b", "…", m)
     m = re.sub(r"(?:[\w.-]+/)+[\w.-]+", "…", m)
+    m = re.sub(r"\b(?!ci\.yaml\b)[\w-]+\.(?:yaml|yml|json)\b", "…", m)  # file names
+    m = re.sub(r"\b[a-z0-9]+(?:-[a-z0-9]+)+\b", "…", m)  # kebab-case names (packages)
+    m = re.sub(r"…(?:(?:, | and |–)…)+", "…", m)  # lists and ranges
     return m[:MESSAGE_HEAD]
 
 
