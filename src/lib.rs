@@ -22,6 +22,7 @@ pub mod cli;
 pub mod generate;
 pub mod graph_command;
 pub mod lint;
+mod repository_context;
 pub mod resolve;
 
 pub use olmlint_base::{diag, escape, rules, suggest, timings};

@@ -266,7 +266,28 @@ fn links_out_of_the_repository(only_files: &[PathBuf]) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// One `olmlint lint` run: the stages below, once; again with the operators of the linted
+/// catalogs' repository that may provide what no loaded catalog has, when there are such
+/// (see [`crate::repository_context`]).
 pub fn run(opts: &Options) -> Result<Outcome, String> {
+    let outcome = run_stages(opts)?;
+    let providers = crate::repository_context::providers(opts, &outcome);
+    if providers.is_empty() {
+        return Ok(outcome);
+    }
+    let names: Vec<String> = providers.iter().map(|p| load::display_path(p)).collect();
+    let mut wider = opts.clone();
+    wider.context.extend(providers);
+    let mut outcome = run_stages(&wider)?;
+    outcome.notes.push(format!(
+        "dependencies on operators of this repository resolved with {} as context",
+        names.join(", ")
+    ));
+    Ok(outcome)
+}
+
+/// The stages of one run: plan, load, check, filter.
+fn run_stages(opts: &Options) -> Result<Outcome, String> {
     let mut plan = plan(opts)?;
     let read = read(opts, &mut plan);
     let (per_scope, graphs, sups) = check(opts, &plan.config, &read);

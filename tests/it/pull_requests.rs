@@ -617,3 +617,86 @@ fn catalog_images_come_from_the_allowed_registries() {
         "{diags:#?}"
     );
 }
+
+/// A dependency on another operator of the same repository (cpd-platform-operator on
+/// ibm-common-service-operator: 21 OLM507 "another catalog" warnings in the replay) is
+/// resolved against that operator, loaded as context by its package name or by the API group
+/// in its CRD file names; one the repository does not have stays OLM507.
+#[test]
+fn dependencies_on_operators_of_the_same_repository_are_resolved_there() {
+    let ann = "  com.redhat.openshift.versions: v4.14\n";
+    let owned = "  customresourcedefinitions:\n    owned:\n    - name: commonservices.operator.ibm.com\n      version: v3\n      kind: CommonService\n";
+    let mut files = vec![
+        ("operators/common/ci.yaml".to_string(), "updateGraph: replaces-mode\nreviewers:\n  - alice\n".to_string()),
+        ("operators/common/4.0.0/manifests/operator.ibm.com_commonservices.yaml".to_string(), "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: commonservices.operator.ibm.com\nspec:\n  group: operator.ibm.com\n  names:\n    kind: CommonService\n    plural: commonservices\n  scope: Namespaced\n  versions:\n  - name: v3\n    served: true\n    storage: true\n".to_string()),
+        ("operators/app/ci.yaml".to_string(), "updateGraph: replaces-mode\nreviewers:\n  - alice\n".to_string()),
+    ];
+    files.extend(custom_bundle(
+        "common",
+        "4.0.0",
+        "common.v4.0.0",
+        ann,
+        owned,
+    ));
+    files.extend(custom_bundle("app", "1.0.0", "app.v1.0.0", ann, ""));
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    let dir = tmp.path();
+    let mut new = custom_bundle(
+        "app",
+        "1.1.0",
+        "app.v1.1.0",
+        ann,
+        "  replaces: app.v1.0.0\n  customresourcedefinitions:\n    required:\n    - name: commonservices.operator.ibm.com\n      version: v3\n      kind: CommonService\n",
+    );
+    new.push((
+        "operators/app/1.1.0/metadata/dependencies.yaml".to_string(),
+        "dependencies:\n  - type: olm.package\n    value:\n      packageName: common\n      version: '>=4.0.0'\n  - type: olm.package\n    value:\n      packageName: elsewhere\n      version: '>=1.0.0'\n".to_string(),
+    ));
+    write(dir, &new);
+    let out = olmlint(
+        Some(dir),
+        [
+            "lint",
+            "--no-config",
+            "-f",
+            "json",
+            "--changed-since",
+            "HEAD",
+            "--only-new",
+            ".",
+        ],
+    );
+    let diags = diagnostics(&out);
+    let found: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["rule"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(
+        found[0].starts_with("OLM507 app.v1.1.0 requires an operator with package: elsewhere"),
+        "{found:#?}"
+    );
+    let human = olmlint(
+        Some(dir),
+        [
+            "lint",
+            "--no-config",
+            "--changed-since",
+            "HEAD",
+            "--only-new",
+            ".",
+        ],
+    );
+    let text = String::from_utf8_lossy(&human.stdout).to_string()
+        + &String::from_utf8_lossy(&human.stderr);
+    assert!(
+        text.contains("resolved with operators/common as context"),
+        "{text}"
+    );
+}

@@ -616,20 +616,25 @@ pub fn repository_parts(dir: &Path) -> Option<Vec<PathBuf>> {
     Some(parts)
 }
 
+/// The operator repository (a directory whose `operators/` holds operator directories) a
+/// linted catalog is in or is: the nearest at or above `root`, within its git work tree.
+pub fn operator_repository(root: &Path) -> Option<PathBuf> {
+    let abs = crate::io::absolute(root);
+    let top = crate::io::work_tree_top(&abs).map(Path::to_path_buf);
+    abs.ancestors()
+        .take_while(|d| top.as_ref().is_none_or(|t| d.starts_with(t)))
+        .take(4)
+        .find(|d| repository_parts(d).is_some())
+        .map(Path::to_path_buf)
+}
+
 /// The operator repository's own `config.yaml` (the pipelines' organization, waivers and
 /// allowed registries) for a linted catalog inside it: the nearest directory at or above
 /// `root`, within its git work tree, that is an operator repository ([`repository_parts`])
 /// and holds `config.yaml` as a regular file (a link is not followed), its real path inside
 /// the repository.
 pub fn repository_config(root: &Path) -> Option<PathBuf> {
-    let abs = crate::io::absolute(root);
-    let top = crate::io::work_tree_top(&abs).map(Path::to_path_buf);
-    let repo = abs
-        .ancestors()
-        .take_while(|d| top.as_ref().is_none_or(|t| d.starts_with(t)))
-        .take(4)
-        .find(|d| repository_parts(d).is_some())?;
-    let config = repo.join("config.yaml");
+    let config = operator_repository(root)?.join("config.yaml");
     std::fs::symlink_metadata(&config)
         .is_ok_and(|m| m.is_file())
         .then_some(config)

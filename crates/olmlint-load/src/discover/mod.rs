@@ -22,6 +22,7 @@
 pub mod changed;
 pub mod dockerfile;
 pub mod konflux;
+pub mod siblings;
 mod sniff;
 
 use std::collections::BTreeMap;
