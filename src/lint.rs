@@ -271,7 +271,8 @@ fn links_out_of_the_repository(only_files: &[PathBuf]) -> Vec<Diagnostic> {
 /// (see [`crate::repository_context`]).
 pub fn run(opts: &Options) -> Result<Outcome, String> {
     let outcome = run_stages(opts)?;
-    let providers = crate::repository_context::providers(opts, &outcome);
+    let providers =
+        crate::repository_context::providers(&outcome.roots, &opts.context, &outcome.diags);
     if providers.is_empty() {
         return Ok(outcome);
     }

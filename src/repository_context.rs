@@ -7,27 +7,30 @@
 //! never all loaded: a pull request stays fast, and only a run that has such a dependency
 //! pays for the second pass.
 
-use crate::lint::{Options, Outcome};
+use olmlint_base::diag::Diagnostic;
 use std::path::PathBuf;
 
-/// The operator directories of the linted catalogs' repository that may provide what the
-/// run's OLM507 findings say no loaded catalog has (none outside an operator repository).
-pub(crate) fn providers(opts: &Options, outcome: &Outcome) -> Vec<PathBuf> {
-    let wanted = wanted(outcome);
+/// The operator directories of the linted catalogs' (`roots`) repository that may provide
+/// what the run's OLM507 findings (`diags`) say no loaded catalog has, other than the
+/// `context` catalogs (none outside an operator repository).
+pub(crate) fn providers(
+    roots: &[PathBuf],
+    context: &[PathBuf],
+    diags: &[Diagnostic],
+) -> Vec<PathBuf> {
+    let wanted = wanted(diags);
     if wanted.packages.is_empty() && wanted.groups.is_empty() {
         return Vec::new();
     }
-    let Some(repo) = outcome
-        .roots
+    let Some(repo) = roots
         .iter()
         .find_map(|r| olmlint_load::walk::operator_repository(r))
     else {
         return Vec::new();
     };
-    let mut exclude: Vec<PathBuf> = outcome
-        .roots
+    let mut exclude: Vec<PathBuf> = roots
         .iter()
-        .chain(&opts.context)
+        .chain(context)
         .map(|p| olmlint_load::io::absolute(p))
         .collect();
     exclude.sort();
@@ -46,9 +49,9 @@ struct Wanted {
 
 /// What the OLM507 findings name, read from the `provided:` entry their help suggests
 /// (`provided: {packages: [NAME]}`, `provided: {gvks: [GROUP/VERSION/KIND]}`).
-fn wanted(outcome: &Outcome) -> Wanted {
+fn wanted(diags: &[Diagnostic]) -> Wanted {
     let mut w = Wanted::default();
-    for d in outcome.diags.iter().filter(|d| d.rule == "OLM507") {
+    for d in diags.iter().filter(|d| d.rule == "OLM507") {
         let Some(help) = &d.help else { continue };
         if let Some(name) = between(help, "`provided: {packages: [", "]}`") {
             if !w.packages.iter().any(|p| p == name) {
@@ -82,24 +85,13 @@ mod tests {
                 "… add {entry} to .olmlint.yaml. With `--closed-world` …"
             ))
         };
-        let outcome = Outcome {
-            files: Vec::new(),
-            diags: vec![
-                help("`provided: {packages: [ibm-common-service-operator]}`"),
-                help("`provided: {gvks: [operator.ibm.com/v3/CommonService]}`"),
-                help("a `provided:` entry"),
-            ],
-            summary: Default::default(),
-            notes: Vec::new(),
-            catalogs: Vec::new(),
-            roots: Vec::new(),
-            max_findings_per_rule_per_file: 0,
-            config_path: None,
-            max_file_size: 0,
-            graphs: Vec::new(),
-        };
+        let diags = vec![
+            help("`provided: {packages: [ibm-common-service-operator]}`"),
+            help("`provided: {gvks: [operator.ibm.com/v3/CommonService]}`"),
+            help("a `provided:` entry"),
+        ];
         assert_eq!(
-            wanted(&outcome),
+            wanted(&diags),
             Wanted {
                 packages: vec!["ibm-common-service-operator".into()],
                 groups: vec!["operator.ibm.com".into()],
