@@ -700,3 +700,30 @@ fn dependencies_on_operators_of_the_same_repository_are_resolved_there() {
         "{text}"
     );
 }
+
+/// The pre-commit hooks (`--only-files` with the changed files, no directory) get the same
+/// whole-operator judgement as the Action.
+#[test]
+fn the_pre_commit_hooks_lint_the_whole_operator_too() {
+    let tmp = aims_repository();
+    let dir = tmp.path();
+    let new = bundle(
+        "aims",
+        "0.0.24",
+        "operator-aims-mobile.v0.0.24",
+        Some("operator-aims-mobile.0.0.23"),
+    );
+    write(dir, &new);
+    let mut args: Vec<&str> = vec!["lint", "--no-config", "-f", "json", "--only-files"];
+    args.extend(new.iter().map(|(p, _)| p.as_str()));
+    let out = olmlint(Some(dir), &args);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(catalogs(&report), ["operators/aims"]);
+    let rules: Vec<&str> = diagnostics(&out)
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .map(|r| if r == "OLM802" { "OLM802" } else { "other" })
+        .collect();
+    assert_eq!(rules, ["OLM802"]);
+    assert_eq!(out.status.code(), Some(1));
+}
