@@ -87,23 +87,15 @@ fn newest_bundles<'c, 'a>(ctx: &'c Ctx<'a>) -> Vec<&'c DirBundle<'a>> {
 
 /// The schema; `true` when the file does not match it (nothing else is judged then).
 fn schema(fi: usize, root: &Node, out: &mut Vec<Diagnostic>) -> bool {
-    let Some(violations) = olmlint_model::schema::validate("release-config", root) else {
-        return false;
-    };
-    for v in &violations {
-        let at = if v.pointer.is_empty() {
-            "/"
-        } else {
-            &v.pointer
-        };
-        out.push(
-            Diagnostic::new("OLM808", format!("release-config.yaml: invalid value at `{at}`: {}", v.message))
-                .at(fi, v.span)
-                .pointer(v.pointer.clone())
-                .help("The pipelines validate release-config.yaml against this schema (check_validate_schema_bundle_release_config) and fail the pull request. `olmlint schema release-config` prints it."),
-        );
-    }
-    !violations.is_empty()
+    let found = crate::operators::schema_findings(
+        ("release-config", "OLM808", "release-config.yaml"),
+        fi,
+        root,
+        "The pipelines validate release-config.yaml against this schema (check_validate_schema_bundle_release_config) and fail the pull request. `olmlint schema release-config` prints it.",
+    );
+    let invalid = !found.is_empty();
+    out.extend(found);
+    invalid
 }
 
 /// One release-config.yaml, with its operator and bundle.

@@ -115,23 +115,41 @@ fn ci_configs(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         if root.is_null() {
             continue;
         }
-        let Some(violations) = olmlint_model::schema::validate("ci", root) else {
-            continue;
-        };
-        for v in violations {
+        out.extend(schema_findings(
+            ("ci", "OLM801", "ci.yaml"),
+            fi,
+            root,
+            "The hosted pipeline validates ci.yaml against this schema (check_schema_operator_ci_config) and fails the pull request; `updateGraph` decides how `opm index add` builds the upgrade graph (replaces-mode or semver-mode). `olmlint schema ci` prints the schema.",
+        ));
+    }
+}
+
+/// One finding of `rule` per violation of the embedded `schema` in the document `root` of
+/// file `fi` (shown as `label`), located at the value.
+pub(crate) fn schema_findings(
+    (schema, rule, label): (&str, &'static str, &str),
+    fi: usize,
+    root: &Node,
+    help: &str,
+) -> Vec<Diagnostic> {
+    let violations = olmlint_model::schema::validate(schema, root).unwrap_or_default();
+    violations
+        .into_iter()
+        .map(|v| {
             let at = if v.pointer.is_empty() {
                 "/"
             } else {
                 &v.pointer
             };
-            out.push(
-                Diagnostic::new("OLM801", format!("ci.yaml: invalid value at `{at}`: {}", v.message))
-                    .at(fi, v.span)
-                    .pointer(v.pointer.clone())
-                    .help("The hosted pipeline validates ci.yaml against this schema (check_schema_operator_ci_config) and fails the pull request; `updateGraph` decides how `opm index add` builds the upgrade graph (replaces-mode or semver-mode). `olmlint schema ci` prints the schema."),
-            );
-        }
-    }
+            Diagnostic::new(
+                rule,
+                format!("{label}: invalid value at `{at}`: {}", v.message),
+            )
+            .at(fi, v.span)
+            .pointer(v.pointer.clone())
+            .help(help.to_string())
+        })
+        .collect()
 }
 
 /// OLM804: the version directory is named after the CSV's `spec.version`.
