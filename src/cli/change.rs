@@ -294,12 +294,18 @@ pub(super) fn preexisting(
 ) -> Result<usize, String> {
     use olmlint_load::findings::{self, Base};
     let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Roots(&outcome.roots));
+    // Only the catalogs holding a finding need their old findings: a clean pull request
+    // lints nothing at REF (a finding without a position may match anywhere).
+    let with_findings: Option<std::collections::HashSet<usize>> =
+        keys.iter()
+            .map(|k| k.scope)
+            .collect::<Option<std::collections::HashSet<usize>>>();
     // Every catalog as it was at REF (one that did not exist there has only new findings),
     // linted in one run so that they are checked in parallel.
     let mut snaps = Vec::new();
     let mut scope_of = Vec::new();
     for (scope, root) in outcome.roots.iter().enumerate() {
-        if !compare(root) {
+        if !compare(root) || with_findings.as_ref().is_some_and(|s| !s.contains(&scope)) {
             continue;
         }
         let snap = match snapshots.iter().find(|(r, _)| r == root) {
