@@ -17,7 +17,7 @@ pub(super) fn plan_change(
     args: &LintArgs,
     opts: &mut crate::lint::Options,
     started: std::time::Instant,
-) -> Result<Vec<AtRef>, i32> {
+) -> Result<AtRefs, i32> {
     let Some(git_ref) = &args.changed_since else {
         if args.only_files {
             opts.only_files
@@ -26,7 +26,7 @@ pub(super) fn plan_change(
                 return Err(nothing_changed(args, ""));
             }
         }
-        return Ok(Vec::new());
+        return Ok(AtRefs::default());
     };
     // git has the run's deadline: a git that hangs (or a huge history) ends in an OLM012
     // report like any phase that runs out of time.
@@ -46,33 +46,74 @@ pub(super) fn plan_change(
         return Err(nothing_changed(args, &format!(" since {git_ref}")));
     }
     let roots = crate::lint::change_roots(opts);
-    if roots.is_empty() {
+    let links_out = opts
+        .only_files
+        .iter()
+        .any(|f| olmlint_load::io::leaves_repository(f));
+    if roots.is_empty() && !links_out {
         // Changed files no catalog of the build holds (a workflow, the repository's
-        // config.yaml): not catalog content.
+        // config.yaml): not catalog content. (A link out of the repository is reported.)
         return Err(nothing_changed(args, &format!(" since {git_ref}")));
     }
     let deletion_roots = olmlint_load::discover::changed::roots(&opts.deleted, &opts.paths);
-    let every = args.only_new || (opts.baseline.is_none() && roots.len() == 1);
-    let max_file_size = configured_file_limit(opts, &roots);
-    let mut snapshots = Vec::new();
-    for root in &roots {
-        if !every && !deletion_roots.contains(root) {
-            continue;
-        }
-        match since.snapshot(root, max_file_size) {
-            Err(e @ olmlint_load::git::Error::TimedOut(_)) => return Err(git_failed(args, e)),
-            snap => snapshots.push((root.clone(), snap.map_err(|e| e.to_string()))),
-        }
-    }
-    // The catalog at REF is the baseline of the upgrade checks (OLM701–704) when there is one.
-    if let (None, [root]) = (&opts.baseline, roots.as_slice()) {
-        match snapshots.iter().find(|(r, _)| r == root).map(|(_, s)| s) {
+    // The catalog at REF is the baseline of the upgrade checks (OLM701–704) of a single
+    // catalog, except an operator directory's (its bundles are not removed, and its one
+    // package depends on no other of the run); `--only-new` reads the others after the run,
+    // only those holding a finding.
+    let baseline = match (&opts.baseline, roots.as_slice()) {
+        (None, [root]) if !olmlint_load::walk::is_operator_dir(root) => Some(root.clone()),
+        _ => None,
+    };
+    let mut at_refs = AtRefs {
+        since: Some(since),
+        max_file_size: configured_file_limit(opts, &roots),
+        taken: Vec::new(),
+    };
+    let now: Vec<PathBuf> = roots
+        .iter()
+        .filter(|r| deletion_roots.contains(r) || baseline.as_ref() == Some(*r))
+        .cloned()
+        .collect();
+    at_refs.take(&now).map_err(|e| git_failed(args, e))?;
+    if let Some(root) = &baseline {
+        match at_refs.taken.iter().find(|(r, _)| r == root).map(|(_, s)| s) {
             Some(Ok(snap)) => opts.baseline = snap.as_ref().map(|s| s.root.clone()),
             Some(Err(e)) => say(&format!("--changed-since {git_ref}: cannot read the catalog at {git_ref}, so the upgrade checks (OLM701–704) are skipped: {e}")),
             None => {}
         }
     }
-    Ok(snapshots)
+    Ok(at_refs)
+}
+
+/// The catalogs as they were at the `--changed-since` ref: read before the run where it
+/// needs them (the upgrade checks' baseline, the catalogs where files were deleted), after it
+/// for `--only-new` (only those holding a finding: a clean pull request reads nothing twice).
+#[derive(Default)]
+pub(super) struct AtRefs {
+    since: Option<olmlint_load::git::Since>,
+    max_file_size: u64,
+    pub(super) taken: Vec<AtRef>,
+}
+
+impl AtRefs {
+    /// Reads the catalogs of `roots` not read yet; a timeout ends the run.
+    pub(super) fn take(&mut self, roots: &[PathBuf]) -> Result<(), olmlint_load::git::Error> {
+        let Some(since) = &self.since else {
+            return Ok(());
+        };
+        for root in roots {
+            if self.taken.iter().any(|(r, _)| r == root) {
+                continue;
+            }
+            match since.snapshot(root, self.max_file_size) {
+                Err(e @ olmlint_load::git::Error::TimedOut(_)) => return Err(e),
+                snap => self
+                    .taken
+                    .push((root.clone(), snap.map_err(|e| e.to_string()))),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `limits.max-file-size` of the configuration the run will use: what the catalogs at REF
@@ -176,7 +217,7 @@ pub(super) fn early_report(
 pub(super) fn known_findings(
     args: &LintArgs,
     opts: &crate::lint::Options,
-    snapshots: &[AtRef],
+    at_refs: &mut AtRefs,
     outcome: &mut crate::lint::Outcome,
 ) -> Result<Option<i32>, String> {
     use olmlint_load::findings::{self, Base};
@@ -221,10 +262,10 @@ pub(super) fn known_findings(
     }
     let deletions = !opts.deleted.is_empty() && !args.only_new;
     if let (true, Some(git_ref)) = (deletions, &args.changed_since) {
-        introduced_by_deletions(git_ref, opts, snapshots, outcome)?;
+        introduced_by_deletions(git_ref, opts, at_refs, outcome)?;
     }
     if let (true, Some(git_ref)) = (args.only_new, &args.changed_since) {
-        let dropped = preexisting(git_ref, opts, snapshots, outcome, &|_| true)?;
+        let dropped = preexisting(git_ref, opts, at_refs, outcome, &|_| true)?;
         outcome.summary.preexisting = dropped;
     }
     if args.findings_baseline.is_some() || args.only_new || deletions {
@@ -243,7 +284,7 @@ pub(super) fn known_findings(
 pub(super) fn introduced_by_deletions(
     git_ref: &str,
     opts: &crate::lint::Options,
-    snapshots: &[AtRef],
+    at_refs: &mut AtRefs,
     outcome: &mut crate::lint::Outcome,
 ) -> Result<(), String> {
     let in_changed =
@@ -260,7 +301,7 @@ pub(super) fn introduced_by_deletions(
         }
     }
     let mut compared = Vec::new();
-    for (root, snap) in snapshots {
+    for (root, snap) in &at_refs.taken {
         match snap {
             Ok(_) => compared.push(root.clone()),
             Err(e) => outcome.notes.push(format!(
@@ -270,7 +311,7 @@ pub(super) fn introduced_by_deletions(
         }
     }
     outcome.diags = others;
-    preexisting(git_ref, opts, snapshots, outcome, &|r| {
+    preexisting(git_ref, opts, at_refs, outcome, &|r| {
         compared.iter().any(|c| c == r)
     })?;
     kept.append(&mut outcome.diags);
@@ -283,12 +324,12 @@ pub(super) fn introduced_by_deletions(
 pub(super) type AtRef = (PathBuf, Result<Option<olmlint_load::git::Snapshot>, String>);
 
 /// `--only-new`: lints each catalog (of those `compare` accepts) as it was at `git_ref`
-/// (`snapshots`, same configuration) and drops the current findings whose fingerprints occur
+/// (read from git now if it was not before, same configuration) and drops the current findings whose fingerprints occur
 /// there, catalog by catalog. Returns how many.
 pub(super) fn preexisting(
     git_ref: &str,
     opts: &crate::lint::Options,
-    snapshots: &[AtRef],
+    at_refs: &mut AtRefs,
     outcome: &mut crate::lint::Outcome,
     compare: &dyn Fn(&std::path::Path) -> bool,
 ) -> Result<usize, String> {
@@ -300,6 +341,29 @@ pub(super) fn preexisting(
         keys.iter()
             .map(|k| k.scope)
             .collect::<Option<std::collections::HashSet<usize>>>();
+    let wanted: Vec<PathBuf> = outcome
+        .roots
+        .iter()
+        .enumerate()
+        .filter(|(scope, root)| {
+            compare(root) && with_findings.as_ref().is_none_or(|s| s.contains(scope))
+        })
+        .map(|(_, r)| r.clone())
+        .collect();
+    match at_refs.take(&wanted) {
+        Ok(()) => {}
+        // Out of time: every finding is reported, with one saying why.
+        Err(olmlint_load::git::Error::TimedOut(what)) => {
+            outcome.diags.push(Diagnostic::new(
+                "OLM012",
+                format!("lint did not finish within the timeout: it passed while {what} (git), so the findings that were already there before the change are reported too"),
+            )
+            .help("The findings are complete; only the filter of --only-new was not applied. Raise `--timeout`."));
+            return Ok(0);
+        }
+        Err(e) => return Err(format!("--only-new: {e}")),
+    }
+    let snapshots = &at_refs.taken;
     // Every catalog as it was at REF (one that did not exist there has only new findings),
     // linted in one run so that they are checked in parallel.
     let mut snaps = Vec::new();

@@ -126,7 +126,7 @@ pub(super) fn lint(args: LintArgs) -> i32 {
 fn lint_stages(args: &LintArgs, started: std::time::Instant) -> Result<i32, i32> {
     paths_exist(args)?;
     let mut opts = options(args);
-    let snapshots = plan_change(args, &mut opts, started)?;
+    let mut at_refs = plan_change(args, &mut opts, started)?;
     // The HTML report draws the upgrade graphs from the models the checks build.
     if report_format(args.format) == Format::Html {
         opts.graph = Some(olmlint_report::graph::Filter::default());
@@ -135,7 +135,7 @@ fn lint_stages(args: &LintArgs, started: std::time::Instant) -> Result<i32, i32>
     let mut outcome = run_or_fix(args, &opts)?;
     let config_mistakes = keep_only_config_mistakes(&mut outcome);
     if config_mistakes == 0 {
-        add_what_the_change_knew(args, &opts, &snapshots, &mut outcome)?;
+        add_what_the_change_knew(args, &opts, &mut at_refs, &mut outcome)?;
     }
     outcome.cap_for_report();
     withdraw_refused_fixes(&mut outcome);
@@ -260,10 +260,10 @@ fn keep_only_config_mistakes(outcome: &mut crate::lint::Outcome) -> usize {
 fn add_what_the_change_knew(
     args: &LintArgs,
     opts: &crate::lint::Options,
-    snapshots: &[super::change::AtRef],
+    at_refs: &mut super::change::AtRefs,
     outcome: &mut crate::lint::Outcome,
 ) -> Result<(), i32> {
-    match known_findings(args, opts, snapshots, outcome) {
+    match known_findings(args, opts, at_refs, outcome) {
         Ok(None) => {}
         Ok(Some(code)) => return Err(code),
         Err(e) => {
@@ -271,7 +271,8 @@ fn add_what_the_change_knew(
             return Err(2);
         }
     }
-    let unread: Vec<Diagnostic> = snapshots
+    let unread: Vec<Diagnostic> = at_refs
+        .taken
         .iter()
         .filter_map(|(_, s)| s.as_ref().ok().and_then(Option::as_ref))
         .flat_map(|s| &s.problems)
