@@ -129,15 +129,10 @@ fn changed_since(req: &Request, git_ref: &str) -> Result<Drawn, String> {
     let compared_with = Some(format!("changed since {git_ref}"));
     let failed = |e: olmlint_load::git::Error| format!("--changed-since {git_ref}: {e}");
     let since = olmlint_load::git::Since::open(git_ref, None).map_err(failed)?;
-    let changed = since
-        .changed_files()
-        .map(|f| olmlint_load::git::catalog_files_under(f, &req.paths))
-        .map_err(failed)?;
+    let (changed, deleted) = since.changes().map_err(failed)?;
+    let changed = olmlint_load::git::catalog_files_under(changed, &req.paths);
     // A deleted file (a package's catalog removed) changes its catalog's graph too.
-    let deleted = since
-        .deleted_files()
-        .map(|f| olmlint_load::git::catalog_files_under(f, &req.paths))
-        .map_err(failed)?;
+    let deleted = olmlint_load::git::catalog_files_under(deleted, &req.paths);
     for link in changed
         .iter()
         .filter(|f| olmlint_load::io::leaves_repository(f))

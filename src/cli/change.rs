@@ -35,8 +35,8 @@ pub(super) fn plan_change(
         .map(|t| started + std::time::Duration::from_secs_f64(t.clamp(0.0, 1e9)));
     let since =
         olmlint_load::git::Since::open(git_ref, deadline).map_err(|e| git_failed(args, e))?;
-    let changed = since.changed_files().map_err(|e| git_failed(args, e))?;
-    let deleted = since.deleted_files().map_err(|e| git_failed(args, e))?;
+    let (changed, deleted) = since.changes().map_err(|e| git_failed(args, e))?;
+    olmlint_base::timings::mark("changes listed (git)");
     opts.only_files = olmlint_load::git::catalog_files_under(changed, &args.paths);
     // `--fix` and `--diff` edit the changed files only.
     if !args.fix && !args.diff {
@@ -46,6 +46,7 @@ pub(super) fn plan_change(
         return Err(nothing_changed(args, &format!(" since {git_ref}")));
     }
     let roots = crate::lint::change_roots(opts);
+    olmlint_base::timings::mark("the changes' catalogs found");
     let links_out = opts
         .only_files
         .iter()
@@ -69,12 +70,15 @@ pub(super) fn plan_change(
         max_file_size: configured_file_limit(opts, &roots),
         taken: Vec::new(),
     };
+    // Where files were deleted, the catalog at REF shows what the deletion broke; with
+    // `--only-new` that is read after the run, if a finding needs it.
     let now: Vec<PathBuf> = roots
         .iter()
-        .filter(|r| deletion_roots.contains(r) || baseline.as_ref() == Some(*r))
+        .filter(|r| (!args.only_new && deletion_roots.contains(r)) || baseline.as_ref() == Some(*r))
         .cloned()
         .collect();
     at_refs.take(&now).map_err(|e| git_failed(args, e))?;
+    olmlint_base::timings::mark("catalogs at the base ref read (git)");
     if let Some(root) = &baseline {
         match at_refs.taken.iter().find(|(r, _)| r == root).map(|(_, s)| s) {
             Some(Ok(snap)) => opts.baseline = snap.as_ref().map(|s| s.root.clone()),

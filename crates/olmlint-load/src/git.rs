@@ -279,53 +279,71 @@ impl Since {
         &self.repo.top
     }
 
-    /// Files changed since REF (committed, staged, unstaged and untracked), as paths that are
-    /// files now or links out of the repository (reported, never read).
-    pub fn changed_files(&self) -> Result<Vec<PathBuf>, Error> {
+    /// What changed since REF: the files changed (committed, staged, unstaged and
+    /// untracked), as paths that are files now or links out of the repository (reported,
+    /// never read), and the files deleted (committed, staged or not), as the paths they had.
+    /// One `git diff --name-status` and the untracked files' listing, run side by side (on a
+    /// pipeline repository's 80 000 files each takes 0.2–0.4 s).
+    pub fn changes(&self) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
         let what = format!("listing the files changed since {}", self.name);
-        let mut files = self.diff_names(&what, "--diff-filter=ACMT")?;
-        files.extend(self.repo.listed(
-            &what,
-            &["ls-files", "-z", "--others", "--exclude-standard", "--"],
-        )?);
+        let (diff, untracked) = std::thread::scope(|s| {
+            let untracked = s.spawn(|| {
+                self.repo.listed(
+                    &what,
+                    &["ls-files", "-z", "--others", "--exclude-standard", "--"],
+                )
+            });
+            let diff = self.name_status(&what);
+            let untracked = untracked
+                .join()
+                .unwrap_or_else(|_| Err(Error::Failed("listing untracked files failed".into())));
+            (diff, untracked)
+        });
+        let (mut changed, mut deleted) = diff?;
+        changed.extend(untracked?);
         let top = &self.repo.top;
-        files.retain(|p| {
+        changed.retain(|p| {
             let link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
             p.is_file() || (link && !crate::io::confined(top, p))
         });
-        files.sort();
-        files.dedup();
-        Ok(files)
+        deleted.retain(|p| !p.is_file());
+        for list in [&mut changed, &mut deleted] {
+            list.sort();
+            list.dedup();
+        }
+        Ok((changed, deleted))
     }
 
-    /// Files deleted since REF (committed, staged or not), as the paths they had: what a
-    /// change removed (a package's catalog file, say) is part of what it changed.
-    pub fn deleted_files(&self) -> Result<Vec<PathBuf>, Error> {
-        let what = format!("listing the files deleted since {}", self.name);
-        let mut files = self.diff_names(&what, "--diff-filter=D")?;
-        files.retain(|p| !p.is_file());
-        files.sort();
-        files.dedup();
-        Ok(files)
-    }
-
-    /// The paths `git diff REF` names with `filter` (`--diff-filter=…`), against the work
-    /// tree. `--no-renames`: a file moved to another catalog changed both.
-    fn diff_names(&self, what: &str, filter: &str) -> Result<Vec<PathBuf>, Error> {
-        self.repo.listed(
-            what,
-            &[
-                "diff",
-                "-z",
-                "--name-only",
-                "--no-renames",
-                "--no-ext-diff",
-                filter,
-                "--end-of-options",
-                &self.commit,
-                "--",
-            ],
-        )
+    /// `git diff --name-status REF` against the work tree: the paths added, copied, modified
+    /// or retyped, and those deleted. `--no-renames`: a file moved to another catalog changed
+    /// both.
+    fn name_status(&self, what: &str) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
+        let args: Vec<&OsStr> = [
+            "diff",
+            "-z",
+            "--name-status",
+            "--no-renames",
+            "--no-ext-diff",
+            "--diff-filter=ACMTD",
+            "--end-of-options",
+            &self.commit,
+            "--",
+        ]
+        .into_iter()
+        .map(OsStr::new)
+        .collect();
+        let out = self.repo.output(what, &args)?;
+        let (mut changed, mut deleted) = (Vec::new(), Vec::new());
+        let mut fields = out.split(|&b| b == 0).filter(|n| !n.is_empty());
+        while let (Some(status), Some(name)) = (fields.next(), fields.next()) {
+            let path = self.repo.top.join(name_path(name));
+            match status.first() {
+                Some(b'D') => deleted.push(path),
+                Some(_) => changed.push(path),
+                None => {}
+            }
+        }
+        Ok((changed, deleted))
     }
 
     /// `path` (a directory of the work tree, or a file) as it was at REF; `None` when it held
