@@ -99,6 +99,32 @@ fn removed_head_is_reported() {
     assert!(d[0]["related"][0]["file"].as_str().unwrap().contains("old"));
 }
 
+/// A head replaced by a higher version that has no edge from it (a new bundle without
+/// `replaces`): clusters on it are behind the new head, not ahead, and get no upgrade.
+#[test]
+fn a_head_left_without_an_edge_to_the_new_head_is_reported_as_such() {
+    let old = foo(
+        &[
+            "{name: foo.v1.0.0}",
+            "{name: foo.v1.1.0, replaces: foo.v1.0.0}",
+        ],
+        &V3[..2],
+    );
+    let new = foo(
+        &[
+            "{name: foo.v1.0.0}",
+            "{name: foo.v1.2.0, replaces: foo.v1.0.0}",
+        ],
+        &["1.0.0", "1.2.0"],
+    );
+    let d = lint_pair(&old, &new, &[]);
+    assert_eq!(rules(&d), ["OLM704"], "{d:#?}");
+    assert_eq!(
+        d[0]["message"],
+        "foo.v1.1.0, the head of channel stable in the baseline, was removed and the new head foo.v1.2.0 neither replaces nor skips it, nor has a skipRange containing it: clusters running it will never be offered an upgrade"
+    );
+}
+
 #[test]
 fn upgrade_edges_that_remain_are_not_reported() {
     let old = foo(

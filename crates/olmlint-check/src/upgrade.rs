@@ -396,13 +396,30 @@ fn removed_bundles(
             if !was_head && !offers(old) || offers(new) {
                 continue;
             }
-            let new_head = new_heads
+            let new_head_bi = new_heads
                 .get(&(pkg.value.to_string(), name.value.to_string()))
-                .and_then(|&bi| ctx.bundle(bi))
-                .map(Bundle::name);
-            let message = if was_head {
+                .copied();
+            let new_head = new_head_bi.and_then(|bi| ctx.bundle(bi)).map(Bundle::name);
+            // Below the removed head (a rollback), or above it without an edge from it.
+            let ahead = match (
+                version.as_ref(),
+                new_head_bi
+                    .and_then(|bi| ctx.resolution.facts.get(bi))
+                    .and_then(|f| f.version.as_ref()),
+            ) {
+                (Some(old), Some(new)) => old > new,
+                _ => true,
+            };
+            let message = if was_head && ahead {
                 format!(
                     "{}, the head of channel {} in the baseline, was removed: clusters running it are ahead of the new head{} and will never be offered an upgrade",
+                    x.name(),
+                    name.value,
+                    new_head.map_or(String::new(), |h| format!(" {h}"))
+                )
+            } else if was_head {
+                format!(
+                    "{}, the head of channel {} in the baseline, was removed and the new head{} neither replaces nor skips it, nor has a skipRange containing it: clusters running it will never be offered an upgrade",
                     x.name(),
                     name.value,
                     new_head.map_or(String::new(), |h| format!(" {h}"))
