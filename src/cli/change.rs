@@ -6,7 +6,7 @@ use olmlint_report::{github, Format, Report};
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::lint::LintArgs;
+use super::lint_args::LintArgs;
 use super::{append_step_summary, report_format, say};
 
 /// Change-scoped runs (`--only-files`, `--changed-since`), before the checks: the changed

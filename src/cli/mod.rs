@@ -11,10 +11,11 @@ mod fix;
 mod graph;
 mod info;
 mod lint;
+mod lint_args;
 mod resolve;
 
 pub use graph::GraphArgs;
-pub use lint::{LintArgs, Target};
+pub use lint_args::{LintArgs, Target};
 pub use resolve::{ResolveArgs, ResolveFormat};
 
 #[derive(Parser, Debug)]
