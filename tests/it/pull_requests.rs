@@ -69,6 +69,20 @@ fn aims_repository() -> tempfile::TempDir {
     tmp
 }
 
+/// (rule, severity, `field`) of each finding.
+fn rule_severity_and<'d>(diags: &'d [Value], field: &str) -> Vec<(&'d str, &'d str, &'d str)> {
+    diags
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap(),
+                d["severity"].as_str().unwrap(),
+                d[field].as_str().unwrap(),
+            )
+        })
+        .collect()
+}
+
 /// The Action's run: `lint --changed-since HEAD --only-new -f json .`.
 fn action_run(dir: &Path) -> (Option<i32>, Vec<Value>, Value) {
     let out = olmlint(
@@ -136,16 +150,7 @@ fn a_replaces_naming_no_bundle_of_the_operator_is_found_in_pr_mode() {
         ),
     );
     let (code, diags, _) = action_run(dir);
-    let found: Vec<(&str, &str, &str)> = diags
-        .iter()
-        .map(|d| {
-            (
-                d["rule"].as_str().unwrap(),
-                d["severity"].as_str().unwrap(),
-                d["file"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let found = rule_severity_and(&diags, "file");
     assert_eq!(
         found,
         [(
@@ -533,16 +538,7 @@ fn release_configs_are_checked_as_the_pipelines_release_them() {
     ));
     write(dir, &new);
     let (code, diags, _) = action_run(dir);
-    let found: Vec<(&str, &str, &str)> = diags
-        .iter()
-        .map(|d| {
-            (
-                d["rule"].as_str().unwrap(),
-                d["severity"].as_str().unwrap(),
-                d["pointer"].as_str().unwrap(),
-            )
-        })
-        .collect();
+    let found = rule_severity_and(&diags, "pointer");
     assert_eq!(
         found,
         [
