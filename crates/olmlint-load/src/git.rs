@@ -236,6 +236,10 @@ pub struct Since {
     commit: String,
     /// REF as the user wrote it, for messages.
     name: String,
+    /// Once [`Since::changes`] ran: the paths (relative, `/`-separated) that differ between
+    /// REF and the work tree. A file of REF not among them is the work tree's file as it is,
+    /// which a snapshot copies instead of reading it from git.
+    differ: std::sync::OnceLock<std::collections::HashSet<String>>,
 }
 
 impl Since {
@@ -271,6 +275,7 @@ impl Since {
             repo,
             commit,
             name: git_ref.to_string(),
+            differ: std::sync::OnceLock::new(),
         })
     }
 
@@ -302,6 +307,13 @@ impl Since {
         let (mut changed, mut deleted) = diff?;
         changed.extend(untracked?);
         let top = &self.repo.top;
+        let differ = changed
+            .iter()
+            .chain(&deleted)
+            .filter_map(|p| p.strip_prefix(top).ok())
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .collect();
+        let _ = self.differ.set(differ);
         changed.retain(|p| {
             let link = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
             p.is_file() || (link && !crate::io::confined(top, p))
@@ -416,6 +428,10 @@ impl Since {
         };
         std::fs::create_dir_all(dir_of_root)
             .map_err(|e| Error::Failed(format!("cannot create the snapshot: {e}")))?;
+        let wanted = self.copy_unchanged(wanted, snap.dir.path());
+        if wanted.is_empty() {
+            return Ok(Some(snap));
+        }
         let input: String = wanted.iter().map(|(b, _)| format!("{}\n", b.oid)).collect();
         let base = snap.dir.path().to_path_buf();
         let what = format!("reading {shown} as it was at {}", self.name);
@@ -426,6 +442,45 @@ impl Since {
             move |out| write_blobs(out, &base, &wanted),
         )?;
         Ok(Some(snap))
+    }
+
+    /// The files of REF that the work tree holds as they are (known once [`Since::changes`]
+    /// ran: not among the paths that differ, a regular file of the same size there, reached
+    /// through no link) are copied into the snapshot `base` by the kernel
+    /// (`copy_file_range`, a reflink where the file system has them), not inflated from
+    /// git's objects and piped: a per-release catalog of 20 MB whose pull request changed one
+    /// package's file. (A hard link would change the work tree files' ctime, and every later
+    /// `git diff` would read them again.) Returns the others, to be read from git.
+    fn copy_unchanged(&self, wanted: Vec<(Blob, PathBuf)>, base: &Path) -> Vec<(Blob, PathBuf)> {
+        let Some(differ) = self.differ.get() else {
+            return wanted;
+        };
+        wanted
+            .into_iter()
+            .filter(|(blob, rel)| {
+                if differ.contains(&blob.name) {
+                    return true;
+                }
+                let src = self.repo.top.join(rel);
+                // Never through a link: the file's real path is where git has it.
+                let same = std::fs::symlink_metadata(&src)
+                    .is_ok_and(|m| m.file_type().is_file() && m.len() == blob.size)
+                    && std::fs::canonicalize(&src).is_ok_and(|real| real == src);
+                if !same {
+                    return true;
+                }
+                let target = base.join(rel);
+                let copied = target
+                    .parent()
+                    .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
+                    && copy_new(&src, &target).is_ok_and(|n| n == blob.size);
+                if !copied {
+                    // Read from git instead, into a fresh file.
+                    let _ = std::fs::remove_file(&target);
+                }
+                !copied
+            })
+            .collect()
     }
 
     /// The regular files of the tree at `rel` (relative to the top level) at REF, with
@@ -517,6 +572,16 @@ fn read_record(out: &mut dyn BufRead, end: u8) -> Result<Option<Vec<u8>>, String
 
 /// Writes the blobs `git cat-file --batch` streams (`<object> blob <size>\n<bytes>\n` each,
 /// in the order asked) under `base`, each copied straight to its file.
+/// Copies `src` to a new file `target` (never over a file, never through a link).
+fn copy_new(src: &Path, target: &Path) -> std::io::Result<u64> {
+    let mut from = std::fs::File::open(src)?;
+    let mut to = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(target)?;
+    std::io::copy(&mut from, &mut to)
+}
+
 fn write_blobs(
     out: &mut dyn BufRead,
     base: &Path,
