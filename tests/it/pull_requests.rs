@@ -554,6 +554,14 @@ fn release_configs_are_checked_as_the_pipelines_release_them() {
             .contains("did you mean \"amd.v1.5.0\""),
         "{diags:#?}"
     );
+    // opm's own words for what the dry run meets.
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("\"multiple channel heads found in graph: amd.v1.5.0, amd.v1.5.1\""),
+        "{diags:#?}"
+    );
     assert_eq!(code, Some(1));
     // Fixed as the real PR fixed it: nothing to report.
     std::fs::write(

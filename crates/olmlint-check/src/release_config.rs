@@ -258,7 +258,11 @@ impl Release<'_, '_> {
                 None => "neither replaces nor skips its head".to_string(),
             };
             out.push(
-                Diagnostic::new("OLM808", format!("release-config.yaml adds {csv} to channel {channel:?} of template {name:?}, but it {why}: the channel would have two heads ({head} and {csv}), and the release's dry run (opm validate) fails"))
+                Diagnostic::new("OLM808", {
+                    let mut heads = [*head, csv];
+                    heads.sort_unstable();
+                    format!("release-config.yaml adds {csv} to channel {channel:?} of template {name:?}, but it {why}: the release's dry run fails in opm validate with \"multiple channel heads found in graph: {}\"", heads.join(", "))
+                })
                     .at(self.file, site)
                     .pointer(pointer)
                     .bundle(Some(csv))
