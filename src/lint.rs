@@ -45,6 +45,10 @@ pub struct Options {
     /// The paths are already the catalogs (the snapshot of a change-scoped run's catalogs at
     /// the base ref): no discovery, one catalog per path.
     pub planned: bool,
+    /// A change-scoped run's catalogs, once decided ([`change_roots`]): those holding a
+    /// changed or deleted file, and those holding a deleted file. Discovery of a given
+    /// directory (its Dockerfiles, its pipelines) runs once per run, not once per stage.
+    pub change_catalogs: Option<(Vec<PathBuf>, Vec<PathBuf>)>,
 }
 
 pub struct Outcome {
@@ -236,6 +240,9 @@ fn change_scoped(opts: &Options) -> bool {
 /// catalog deleted whole is not among them), an operator's whole directory for a file of it
 /// ([`load::discover::changed`]).
 pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
+    if let Some((roots, _)) = &opts.change_catalogs {
+        return roots.clone();
+    }
     let files: Vec<PathBuf> = opts
         .only_files
         .iter()
@@ -245,6 +252,14 @@ pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
     let mut roots = load::discover::changed::roots(&files, &opts.paths);
     roots.retain(|r| r.exists());
     roots
+}
+
+/// The catalogs that held a deleted file (see [`change_roots`]).
+pub fn deletion_roots(opts: &Options) -> Vec<PathBuf> {
+    match &opts.change_catalogs {
+        Some((_, deleted)) => deleted.clone(),
+        None => load::discover::changed::roots(&opts.deleted, &opts.paths),
+    }
 }
 
 /// The changed files whose real path leaves the repository (a link a pull request
@@ -883,7 +898,7 @@ fn filter(
         ..Default::default()
     };
     let mut diags = if change_scoped(opts) {
-        let deleted = load::discover::changed::roots(&opts.deleted, &opts.paths);
+        let deleted = deletion_roots(opts);
         let whole: HashSet<usize> = (0..paths.len())
             .filter(|&s| paths.get(s).is_some_and(|p| deleted.contains(p)))
             .collect();

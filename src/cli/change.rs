@@ -56,7 +56,8 @@ pub(super) fn plan_change(
         // config.yaml): not catalog content. (A link out of the repository is reported.)
         return Err(nothing_changed(args, &format!(" since {git_ref}")));
     }
-    let deletion_roots = olmlint_load::discover::changed::roots(&opts.deleted, &opts.paths);
+    let deletion_roots = crate::lint::deletion_roots(opts);
+    opts.change_catalogs = Some((roots.clone(), deletion_roots.clone()));
     // The catalog at REF is the baseline of the upgrade checks (OLM701–704) of a single
     // catalog, except an operator directory's (its bundles are not removed, and its one
     // package depends on no other of the run); `--only-new` reads the others after the run,
@@ -409,6 +410,7 @@ pub(super) fn preexisting(
             // The catalogs of the run at HEAD, as they were: not planned again (a repository
             // root would be split into its parts, and the counts would not match).
             planned: true,
+            change_catalogs: None,
             ..opts.clone()
         })
         .map_err(|e| format!("--only-new: linting the catalogs at {git_ref}: {e}"))?;

@@ -80,6 +80,7 @@ fn options(args: &LintArgs) -> crate::lint::Options {
         exiting: false,
         graph: None,
         planned: false,
+        change_catalogs: None,
     }
 }
 

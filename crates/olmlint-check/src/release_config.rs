@@ -26,7 +26,9 @@ use olmlint_model::operators::{DirBundle, OperatorDir};
 const SEMVER_CHANNELS: [&str; 3] = ["Fast", "Candidate", "Stable"];
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
-    let mut newest: Option<Vec<&DirBundle<'_>>> = None;
+    // The bundle directories by root and each package's newest, found once (when a file
+    // needs them).
+    let mut bundles: Option<Bundles<'_, '_>> = None;
     for (fi, f) in ctx.files.iter().enumerate() {
         if f.scope != ctx.scope || f.role != Role::ReleaseConfig || !f.problems.is_empty() {
             continue;
@@ -41,14 +43,10 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
         let Some(bundle_dir) = f.source.path.parent() else {
             continue;
         };
-        let bundle = ctx
-            .catalog
-            .dir_bundles
-            .iter()
-            .find(|b| b.root == bundle_dir);
-        // Each package's newest bundle, found once (when a file needs it).
-        let newest = newest.get_or_insert_with(|| newest_bundles(ctx));
-        let is_newest = bundle.is_some_and(|b| newest.iter().any(|n| std::ptr::eq(*n, b)));
+        let known = bundles.get_or_insert_with(|| Bundles::of(ctx));
+        let bundle = known.by_root.get(bundle_dir).copied();
+        let is_newest =
+            bundle.is_some_and(|b| known.newest.contains(&std::ptr::from_ref(b).cast::<()>()));
         let Some(severity) = ctx.as_added(bundle_dir, is_newest) else {
             continue;
         };
@@ -57,9 +55,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             out.extend(found.into_iter().map(|d| d.severity(severity)));
             continue;
         }
-        let op = bundle_dir
-            .parent()
-            .and_then(|o| ctx.catalog.operators.iter().find(|x| x.root.as_path() == o));
+        let op = bundle
+            .and_then(|b| b.operator)
+            .and_then(|o| ctx.catalog.operators.get(o));
         let Some(op) = op else { continue };
         let release = Release {
             ctx,
@@ -72,17 +70,24 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Each package's newest bundle directory.
-fn newest_bundles<'c, 'a>(ctx: &'c Ctx<'a>) -> Vec<&'c DirBundle<'a>> {
-    let mut packages: std::collections::HashMap<&str, Vec<&DirBundle<'_>>> =
-        std::collections::HashMap::new();
-    for b in &ctx.catalog.dir_bundles {
-        packages.entry(b.package()).or_default().push(b);
+/// The catalog's bundle directories by root, and each package's newest.
+struct Bundles<'c, 'a> {
+    by_root: std::collections::HashMap<&'a std::path::Path, &'c DirBundle<'a>>,
+    newest: std::collections::HashSet<*const ()>,
+}
+
+impl<'c, 'a> Bundles<'c, 'a> {
+    fn of(ctx: &'c Ctx<'a>) -> Self {
+        Bundles {
+            by_root: ctx
+                .catalog
+                .dir_bundles
+                .iter()
+                .map(|b| (b.root, b))
+                .collect(),
+            newest: crate::operators::newest_of(&crate::operators::packages(ctx.catalog)),
+        }
     }
-    packages
-        .values()
-        .filter_map(|bs| crate::operators::newest(bs))
-        .collect()
 }
 
 /// The schema; `true` when the file does not match it (nothing else is judged then).

@@ -1155,12 +1155,10 @@ fn in_repository(repo: &Path, path: &Path) -> Option<std::fs::Metadata> {
     std::fs::symlink_metadata(path).ok()
 }
 
+/// A catalog name the pipelines build an index from (`v4.18`), as the walk reads release
+/// directories.
 fn is_catalog_name(c: &str) -> bool {
-    c.strip_prefix('v')
-        .and_then(|r| r.split_once('.'))
-        .is_some_and(|(a, b)| {
-            !a.is_empty() && !b.is_empty() && a.bytes().chain(b.bytes()).all(|x| x.is_ascii_digit())
-        })
+    olmlint_load::walk::openshift_dir(c).is_some()
 }
 
 /// A bare file name: no directory part, not `.` or `..`, not empty.

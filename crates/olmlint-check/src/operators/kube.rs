@@ -159,10 +159,7 @@ fn mapped_releases(op: &OperatorDir<'_>) -> Vec<Release> {
         .filter_map(|i| i.get("catalog_names").and_then(Node::as_seq))
         .flatten()
         .filter_map(Node::as_str)
-        .filter_map(|n| {
-            let (a, b) = n.strip_prefix('v')?.split_once('.')?;
-            Some((a.parse().ok()?, b.parse().ok()?))
-        })
+        .filter_map(olmlint_load::walk::openshift_dir)
         .collect();
     releases.sort_unstable();
     releases.dedup();

@@ -23,16 +23,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     ci_configs(ctx, out);
     let cat = ctx.catalog;
     let operator = |b: &DirBundle<'_>| b.operator.and_then(|o| cat.operators.get(o));
-    let mut packages: BTreeMap<&str, Vec<&DirBundle<'_>>> = BTreeMap::new();
-    for b in &cat.dir_bundles {
-        if !b.package().is_empty() {
-            packages.entry(b.package()).or_default().push(b);
-        }
-    }
-    let newest_of: Vec<&DirBundle<'_>> = packages.values().filter_map(|bs| newest(bs)).collect();
+    let packages = packages(cat);
+    let newest_of = newest_of(&packages);
     for b in &cat.dir_bundles {
         let selection = openshift_versions(ctx, b, out);
-        let is_newest = newest_of.iter().any(|n| std::ptr::eq(*n, b));
+        let is_newest = newest_of.contains(&std::ptr::from_ref(b).cast::<()>());
         let judged = kube::Judged {
             operator: operator(b),
             selection,
@@ -101,6 +96,30 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             replaces(bundles, mode, out);
         }
     }
+}
+
+/// The bundle directories of each package (named by its annotation), in catalog order.
+pub(crate) fn packages<'c, 'a>(
+    cat: &'c olmlint_model::Catalog<'a>,
+) -> BTreeMap<&'a str, Vec<&'c DirBundle<'a>>> {
+    let mut packages: BTreeMap<&str, Vec<&DirBundle<'_>>> = BTreeMap::new();
+    for b in &cat.dir_bundles {
+        if !b.package().is_empty() {
+            packages.entry(b.package()).or_default().push(b);
+        }
+    }
+    packages
+}
+
+/// Each package's newest bundle, by address (one look-up per bundle, not one scan).
+pub(crate) fn newest_of(
+    packages: &BTreeMap<&str, Vec<&DirBundle<'_>>>,
+) -> std::collections::HashSet<*const ()> {
+    packages
+        .values()
+        .filter_map(|bs| newest(bs))
+        .map(|b| std::ptr::from_ref(b).cast::<()>())
+        .collect()
 }
 
 /// OLM801: `ci.yaml` against the pipelines' schema.

@@ -28,7 +28,7 @@ pub fn roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
     // Discovery runs once per given directory, and only for one that holds a changed file.
-    let mut plans: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
+    let mut plans: HashMap<PathBuf, Vec<Catalog>> = HashMap::new();
     let mut roots: Vec<PathBuf> = files
         .iter()
         .filter(|f| !crate::io::leaves_repository(f))
@@ -41,7 +41,7 @@ pub fn roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
             match under {
                 Some(r) => {
                     let catalogs = plans.entry(r.clone()).or_insert_with(|| planned(r));
-                    holding(catalogs, &abs).map(|c| whole_operator(c, &abs))
+                    holding(catalogs, &abs).map(|c| c.holding(&abs))
                 }
                 None => Some(crate::walk::catalog_root(&abs)),
             }
@@ -52,35 +52,46 @@ pub fn roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
     roots
 }
 
-/// What discovery plans for a given directory, as canonical paths.
-fn planned(dir: &Path) -> Vec<PathBuf> {
+/// A catalog discovery planned, canonical, and whether it is an operator repository's
+/// `operators/` (decided once, not once per changed file).
+struct Catalog {
+    path: PathBuf,
+    of_operators: bool,
+}
+
+impl Catalog {
+    /// The catalog a file of it belongs to: an operator repository's `operators/` is linted
+    /// per operator in a change-scoped run, the operator directory holding the file.
+    fn holding(&self, file: &Path) -> PathBuf {
+        let Ok(rest) = file.strip_prefix(&self.path) else {
+            return self.path.clone();
+        };
+        match rest.components().next() {
+            Some(first) if self.of_operators && rest.components().count() > 1 => {
+                self.path.join(first)
+            }
+            _ => self.path.clone(),
+        }
+    }
+}
+
+/// What discovery plans for a given directory.
+fn planned(dir: &Path) -> Vec<Catalog> {
     super::plan(dir)
         .catalogs
         .into_iter()
-        .map(|c| std::fs::canonicalize(&c.path).unwrap_or(c.path))
+        .map(|c| {
+            let path = std::fs::canonicalize(&c.path).unwrap_or(c.path);
+            let of_operators = crate::walk::holds_operator_dirs(&path);
+            Catalog { path, of_operators }
+        })
         .collect()
 }
 
 /// The deepest planned catalog holding `file` (a template planned on its own is its own).
-fn holding<'c>(catalogs: &'c [PathBuf], file: &Path) -> Option<&'c PathBuf> {
+fn holding<'c>(catalogs: &'c [Catalog], file: &Path) -> Option<&'c Catalog> {
     catalogs
         .iter()
-        .filter(|c| file.starts_with(c))
-        .max_by_key(|c| c.components().count())
-}
-
-/// An operator repository's `operators/` is linted per operator in a change-scoped run: the
-/// operator directory holding the file.
-fn whole_operator(catalog: &Path, file: &Path) -> PathBuf {
-    let Ok(rest) = file.strip_prefix(catalog) else {
-        return catalog.to_path_buf();
-    };
-    match rest.components().next() {
-        Some(first)
-            if rest.components().count() > 1 && crate::walk::holds_operator_dirs(catalog) =>
-        {
-            catalog.join(first)
-        }
-        _ => catalog.to_path_buf(),
-    }
+        .filter(|c| file.starts_with(&c.path))
+        .max_by_key(|c| c.path.components().count())
 }
