@@ -36,6 +36,10 @@ pub struct Options {
     pub cluster_properties: Option<PathBuf>,
     /// `--closed-world`: dependencies found in no loaded catalog are errors (OLM503).
     pub closed_world: bool,
+    /// `--target`, over the configuration's `targets:`.
+    pub targets: Option<olmlint_semantics::olmv1::Targets>,
+    /// `--olmv1-feature-gates NAME=BOOL,…`, over the profile's gates.
+    pub olmv1_feature_gates: Option<String>,
     /// The process exits right after this run: leave the per-catalog model to the OS instead
     /// of freeing it node by node.
     pub exiting: bool,
@@ -330,6 +334,24 @@ struct Plan {
     repository_config: Option<PathBuf>,
 }
 
+/// `--target` and `--olmv1-feature-gates` over the configuration's: which rule families run.
+fn targets(opts: &Options, config: &mut Config) -> Result<(), String> {
+    if let Some(t) = &opts.targets {
+        config.targets = t.clone();
+    }
+    if let Some(gates) = &opts.olmv1_feature_gates {
+        let Some(profile) = config.targets.olmv1.as_mut() else {
+            return Err("--olmv1-feature-gates needs --target olmv1 (or `targets: [olmv1]` in .olmlint.yaml)".into());
+        };
+        profile
+            .gates
+            .apply(gates)
+            .map_err(|e| format!("--olmv1-feature-gates: {e}"))?;
+    }
+    olmlint_check::olmv1::apply_targets(config);
+    Ok(())
+}
+
 /// The plan stage: paths, configuration and the files given beside the catalogs; every
 /// usage error (an unknown rule, a missing `--context`) is found here.
 fn plan(opts: &Options) -> Result<Plan, String> {
@@ -356,6 +378,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
         ),
     };
     let (paths, catalogs) = configured_catalogs(opts, &config, paths, catalogs, &mut notes);
+    targets(opts, &mut config)?;
     for (list, on) in [(&opts.enable, true), (&opts.disable, false)] {
         for id in list {
             let rule = olmlint_base::rules::get(id)

@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Write};
 
 use super::change::{known_findings, plan_change};
 use super::fix::{fix_command, fix_in_place, show_diff};
-pub use super::lint_args::{LintArgs, Target};
+pub use super::lint_args::LintArgs;
 use super::{append_step_summary, exiting, release, report_format, say, Color};
 
 /// `olmlint lint`: the run's stages, top to bottom. Each returns `Err(code)` when the run
@@ -21,7 +21,7 @@ pub(super) fn lint(args: LintArgs) -> i32 {
 
 fn lint_stages(args: &LintArgs, started: std::time::Instant) -> Result<i32, i32> {
     paths_exist(args)?;
-    let mut opts = options(args);
+    let mut opts = options(args)?;
     let mut at_refs = plan_change(args, &mut opts, started)?;
     // The HTML report draws the upgrade graphs from the models the checks build.
     if report_format(args.format) == Format::Html {
@@ -48,23 +48,26 @@ fn lint_stages(args: &LintArgs, started: std::time::Instant) -> Result<i32, i32>
     Ok(i32::from(failed))
 }
 
-/// The pipeline's options from the arguments (`--target olmv1` enables OLM711).
-fn options(args: &LintArgs) -> crate::lint::Options {
-    crate::lint::Options {
+/// The pipeline's options from the arguments.
+fn options(args: &LintArgs) -> Result<crate::lint::Options, i32> {
+    let targets = if args.target.is_empty() {
+        None
+    } else {
+        match olmlint_semantics::olmv1::Targets::parse(args.target.iter().map(String::as_str)) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                say(&format!("--target: {e}"));
+                return Err(2);
+            }
+        }
+    };
+    Ok(crate::lint::Options {
         paths: args.paths.clone(),
         config: args.config.clone(),
         no_config: args.no_config,
-        enable: args
-            .enable
-            .iter()
-            .cloned()
-            .chain(
-                args.target
-                    .iter()
-                    .filter(|t| **t == Target::Olmv1)
-                    .map(|_| "OLM711".to_string()),
-            )
-            .collect(),
+        enable: args.enable.clone(),
+        targets,
+        olmv1_feature_gates: args.olmv1_feature_gates.clone(),
         disable: args.disable.clone(),
         only_files: if args.only_files {
             args.paths.clone()
@@ -81,7 +84,7 @@ fn options(args: &LintArgs) -> crate::lint::Options {
         graph: None,
         planned: false,
         change_catalogs: None,
-    }
+    })
 }
 
 /// A path that does not exist is a usage error (exit 2), like `--context /nope`, not a

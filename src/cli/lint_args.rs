@@ -33,9 +33,16 @@ pub struct LintArgs {
     /// Turn a rule off (repeatable).
     #[arg(long, value_name = "RULE")]
     pub disable: Vec<String>,
-    /// Also check what a target OLM needs (repeatable): `olmv1` turns on OLM711.
-    #[arg(long, value_enum, value_name = "TARGET")]
-    pub target: Vec<Target>,
+    /// The OLM generations the catalogs must work with (repeatable or comma-separated):
+    /// `v0` (the default), `olmv1[=PROFILE]` (profiles: upstream, upstream-experimental,
+    /// ocp-4.20, ocp-4.21, …). `olmv1` alone leaves out the rules about OLM v0's resolver
+    /// and upgrade graph; `--target v0,olmv1` checks both. Overrides `targets:`.
+    #[arg(long, value_name = "TARGET")]
+    pub target: Vec<String>,
+    /// OLM v1 feature gates over the profile's: `NAME=BOOL,…` (e.g.
+    /// `SingleOwnNamespaceInstallSupport=true`).
+    #[arg(long, value_name = "GATES")]
+    pub olmv1_feature_gates: Option<String>,
     /// When to use colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
@@ -98,13 +105,4 @@ pub struct LintArgs {
     /// Print no summary line on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
-}
-
-/// The OLM generation a catalog must work with (`--target`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Target {
-    /// OLM v0 (the default: every rule that is on anyway).
-    Olmv0,
-    /// OLM v1 (operator-controller), which refuses bundles with dependencies.
-    Olmv1,
 }

@@ -15,7 +15,7 @@ mod lint_args;
 mod resolve;
 
 pub use graph::GraphArgs;
-pub use lint_args::{LintArgs, Target};
+pub use lint_args::LintArgs;
 pub use resolve::{ResolveArgs, ResolveFormat};
 
 #[derive(Parser, Debug)]

@@ -50,6 +50,9 @@ pub struct Config {
     /// `catalogs:` (relative to the config): what `olmlint lint` with no path lints, in place
     /// of what discovery finds.
     pub catalogs: Option<Vec<PathBuf>>,
+    /// `targets:` (`--target`): the OLM generations the catalogs must work with, and OLM v1's
+    /// profile with `olmv1-feature-gates:` applied.
+    pub targets: olmlint_semantics::olmv1::Targets,
 }
 
 impl Config {
@@ -255,6 +258,52 @@ impl Config {
         }
         self.read_context(root, diags);
         self.read_provided(root);
+        self.read_targets(root, diags);
+    }
+
+    /// `targets:` (a list, or one comma-separated string, as `--target` takes them) and
+    /// `olmv1-feature-gates:` (gate name → bool, over the profile's).
+    fn read_targets(&mut self, root: &Node, diags: &mut Vec<Diagnostic>) {
+        if let Some(t) = root.get("targets") {
+            let items: Vec<&str> = match t.as_seq() {
+                Some(list) => list.iter().filter_map(Node::as_str).collect(),
+                None => t.as_str().into_iter().collect(),
+            };
+            match olmlint_semantics::olmv1::Targets::parse(items) {
+                Ok(targets) => self.targets = targets,
+                Err(e) => diags.push(
+                    Diagnostic::new(
+                        "OLM011",
+                        format!("invalid configuration at `/targets`: {e}"),
+                    )
+                    .at(usize::MAX, t.span)
+                    .pointer("/targets"),
+                ),
+            }
+        }
+        let Some(gates) = root.get("olmv1-feature-gates") else {
+            return;
+        };
+        let overrides: Vec<String> = gates
+            .as_map()
+            .unwrap_or(&[])
+            .iter()
+            .map(|e| format!("{}={}", e.key, e.value.display_scalar()))
+            .collect();
+        let mut profile = self.targets.olmv1.clone().unwrap_or_default();
+        match profile.gates.apply(&overrides.join(",")) {
+            Ok(()) if self.targets.olmv1.is_some() => self.targets.olmv1 = Some(profile),
+            Ok(()) => diags.push(
+                Diagnostic::new("OLM011", "`olmv1-feature-gates` is set but `targets` does not name olmv1: the gates would change nothing")
+                    .at(usize::MAX, gates.span)
+                    .pointer("/olmv1-feature-gates"),
+            ),
+            Err(e) => diags.push(
+                Diagnostic::new("OLM011", format!("invalid configuration at `/olmv1-feature-gates`: {e}"))
+                    .at(usize::MAX, gates.span)
+                    .pointer("/olmv1-feature-gates"),
+            ),
+        }
     }
 
     /// `rules:`: a level (`RULE: warning`, `RULE: off`, `RULE: true`) or a map with `level`

@@ -25,6 +25,7 @@ pub mod ecosystem;
 pub mod graph;
 pub mod installability;
 pub mod load;
+pub mod olmv1;
 pub mod operators;
 pub mod package;
 pub mod properties;
@@ -241,6 +242,7 @@ const FAMILIES: &[(&str, Family, bool)] = &[
     ("check bundle_registries", bundle_registries::check, false),
     ("check installability", installability::check, true),
     ("check ecosystem", ecosystem::check, true),
+    ("check olmv1", olmv1::check, false),
     ("check upgrade", upgrade::check, true),
 ];
 
