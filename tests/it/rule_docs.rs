@@ -56,7 +56,12 @@ fn lint_example(rule: &str, files: &[(String, String)]) -> (BTreeSet<String>, Ve
         std::fs::write(p, body).unwrap();
     }
     let cfg = files.iter().any(|(n, _)| n == ".olmlint.yaml");
+    // The OLM v1 family runs under `--target v0,olmv1` (its default profile), unless the
+    // example's own configuration names the targets.
+    let targets = (olmlint::check::olmv1::RULES.contains(&rule) && !cfg)
+        .then(|| olmlint::semantics::olmv1::Targets::parse(["v0,olmv1"]).unwrap());
     let out = run(&Options {
+        targets,
         paths: vec![root.clone()],
         no_config: !cfg,
         config: cfg.then(|| root.join(".olmlint.yaml")),
