@@ -13,6 +13,7 @@
 #   INPUT_PATHS       catalogs to lint, separated by spaces or newlines, globs expanded (default .)
 #   INPUT_CONFIG      configuration file (-c)
 #   INPUT_CONTEXT     extra catalogs for dependency resolution (see "context" below)
+#   INPUT_TARGETS     OLM generations (`--target` each): v0, olmv1, olmv1=PROFILE
 #   INPUT_FAIL_ON     error | warning | info | never (default error)
 #   INPUT_SARIF_FILE  also write a SARIF 2.1.0 report to this path
 #   INPUT_VERSION     empty: the release matching the action's ref; X.Y.Z; latest; source
@@ -595,7 +596,7 @@ cmd_lint() {
 
   # Arguments shared by every run.
   # (Counted by hand: bash before 4.4 treats an empty array as unset under `set -u`.)
-  local -a words=() paths=() extra=() common=() ctx=()
+  local -a words=() paths=() extra=() common=() ctx=() targets=()
   local word line file npaths=0 nctx=0
   # Paths: whitespace- or newline-separated, split with globbing off; then each word with
   # glob characters is expanded on its own (no match: kept as written, and olmlint reports
@@ -634,8 +635,14 @@ cmd_lint() {
     ctx+=("$word")
     nctx=$((nctx + 1))
   done
+  # OLM generations (`--target`), commas or whitespace between them.
+  local list=${INPUT_TARGETS:-}
+  for word in ${list//,/ }; do
+    targets+=("--target=$word")
+  done
   set +f
   common=(--fail-on "$fail_on")
+  common+=(${targets[@]+"${targets[@]}"})
   if [ -n "${INPUT_CONFIG:-}" ]; then
     common+=("--config=$INPUT_CONFIG")
   fi

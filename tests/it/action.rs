@@ -563,6 +563,26 @@ fn context_input_is_honest() {
     assert!(!run.stdout.contains("the context input was not used"));
 }
 
+/// `targets:` passes `--target` for each word: the OLM v1 family runs only when asked.
+#[test]
+fn targets_input_turns_on_olm_v1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v0 = action(None, &[("INPUT_PATHS", "fixtures/olmv1/names")], tmp.path());
+    assert_eq!(v0.code, 0, "{}", v0.stdout);
+    assert!(!v0.stdout.contains("OLM755"), "{}", v0.stdout);
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 = action(
+        None,
+        &[
+            ("INPUT_PATHS", "fixtures/olmv1/names"),
+            ("INPUT_TARGETS", "v0, olmv1=ocp-4.21"),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(v1.code, 1, "{}", v1.stdout);
+    assert!(v1.stdout.contains("OLM755"), "{}", v1.stdout);
+}
+
 /// A static file server for fake releases on 127.0.0.1 (an ephemeral port): GET and HEAD of the
 /// files under its directory, 404 for anything else. It records every request path and stops
 /// when dropped. Each connection is closed after one response.

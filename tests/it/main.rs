@@ -33,6 +33,7 @@ mod image_references;
 mod indexignore;
 mod known_findings;
 mod libyaml;
+mod olmv1_catalog;
 mod open_world;
 mod operators;
 mod opm_errors;

@@ -284,10 +284,15 @@ impl Config {
         let Some(gates) = root.get("olmv1-feature-gates") else {
             return;
         };
+        // Unknown gate names and non-boolean values are the schema's findings.
         let overrides: Vec<String> = gates
             .as_map()
             .unwrap_or(&[])
             .iter()
+            .filter(|e| {
+                olmlint_semantics::olmv1::profile::GATE_NAMES.contains(&&*e.key)
+                    && matches!(e.value.value, Value::Bool(_))
+            })
             .map(|e| format!("{}={}", e.key, e.value.display_scalar()))
             .collect();
         let mut profile = self.targets.olmv1.clone().unwrap_or_default();

@@ -2,12 +2,14 @@
 //! install and upgrade these bundles, under the target's profile (its feature gates)?
 //! One module per concern; each reads the model and pushes diagnostics.
 
+mod names;
+
 use super::Ctx;
 use crate::config::Config;
 use olmlint_base::diag::Diagnostic;
 
 /// The rule family `--target olmv1` turns on (with OLM711, the dependency check).
-pub const RULES: &[&str] = &["OLM711"];
+pub const RULES: &[&str] = &["OLM711", "OLM755"];
 
 /// Rules about OLM v0's own resolver, dependency semantics and upgrade graph: left out when
 /// the targets do not include v0 (OLM v1 resolves no dependencies, and its upgrade edges
@@ -41,5 +43,6 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(profile) = ctx.config.targets.olmv1.as_ref() else {
         return;
     };
-    let _ = (profile, out);
+    let _ = profile;
+    names::check(ctx, out);
 }

@@ -22,7 +22,7 @@ pub struct Gates {
 }
 
 /// Gate names as operator-controller spells them (`--feature-gates`), with their accessors.
-const GATE_NAMES: [&str; 6] = [
+pub const GATE_NAMES: [&str; 6] = [
     "WebhookProviderCertManager",
     "WebhookProviderOpenshiftServiceCA",
     "SingleOwnNamespaceInstallSupport",
