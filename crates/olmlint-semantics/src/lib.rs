@@ -13,6 +13,7 @@
 
 pub mod cel;
 pub mod constraint;
+pub mod mmsemver;
 pub mod olmv1;
 pub mod openshift;
 pub mod range;

@@ -188,7 +188,7 @@ fn check_prerelease_id(s: &str) -> Result<(), String> {
 }
 
 /// Go `strconv.ParseUint(s, 10, 64)` for a string of ASCII digits, with Go's error texts.
-fn parse_uint(s: &str) -> Result<u64, String> {
+pub(crate) fn parse_uint(s: &str) -> Result<u64, String> {
     if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!(
             "strconv.ParseUint: parsing {}: invalid syntax",
