@@ -164,7 +164,7 @@ fn parse_number(s: &str, lower: &str, upper: &str) -> Result<u64, String> {
     parse_uint(s)
 }
 
-fn check_prerelease_id(s: &str) -> Result<(), String> {
+pub(crate) fn check_prerelease_id(s: &str) -> Result<(), String> {
     if s.is_empty() {
         return Err("Prerelease is empty".to_string());
     }
