@@ -158,3 +158,22 @@ fn invalid_names() {
     assert_eq!(d["severity"], "warning");
     assert!(d["message"].as_str().unwrap().contains("\"stable_v1\""));
 }
+
+/// A CSV's required APIService definitions become olm.gvk.required when opm renders the
+/// bundle (`Bundle.RequiredAPIs`), like its required CRDs: a dependency for OLM v0's
+/// resolver, and a bundle OLM v1 refuses.
+#[test]
+fn required_api_services_are_dependencies() {
+    let dir = fixture("required-apiservice/bundle");
+    let v0 = rules(&run(&["--no-config"], &dir));
+    assert_eq!(v0, ["OLM507"]);
+    let out = run(&["--no-config", "--target", "olmv1"], &dir);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["rule"], "OLM711");
+    assert_eq!(d["pointer"], "/spec/apiservicedefinitions/required/0");
+    assert!(d["message"]
+        .as_str()
+        .unwrap()
+        .contains("via property \"olm.gvk.required\""));
+}

@@ -370,6 +370,29 @@ impl<'a> Properties<'a> {
                 );
             }
         }
+        // opm's `Bundle.RequiredAPIs` also counts the required APIService definitions:
+        // `opm render` turns them into olm.gvk.required too.
+        let services = c
+            .node
+            .get("spec")
+            .and_then(|s| s.get("apiservicedefinitions"))
+            .and_then(|s| s.get("required"));
+        for (i, api) in services
+            .and_then(Node::as_seq)
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+        {
+            let field = |k: &str| api.get(k).and_then(Node::as_str).unwrap_or("");
+            let v = gvk_map(api.span, field("group"), field("kind"), field("version"));
+            self.push(
+                c.file,
+                Some(api),
+                None,
+                Cow::Owned(v),
+                format!("/spec/apiservicedefinitions/required/{i}"),
+            );
+        }
     }
 
     /// The APIs opm says the bundle provides (`registry.Bundle.ProvidedAPIs`): every version
