@@ -18,6 +18,7 @@ pub mod cluster;
 mod decode;
 pub mod formats;
 pub mod index;
+pub mod olmv1;
 pub mod operators;
 pub mod repository;
 pub mod resolution;

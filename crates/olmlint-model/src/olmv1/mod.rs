@@ -1,0 +1,18 @@
+//! OLM v1 (operator-controller) over the catalog model, I/O-free: a package as the resolver
+//! sees it ([`view`]) and its upgrade edges ([`successors`]). From operator-controller v1.11
+//! (`internal/operator-controller/{resolve,catalogmetadata}`); the spec is
+//! `docs/olmv1.md` §2–§4 of the shared notes, and where they differ the source is followed.
+//!
+//! For catalog-wide checks: build one [`PackageView`] per package ([`PackageView::all`]),
+//! then [`PackageView::default_pick`], [`PackageView::channel_picks`] and, from a
+//! [`SuccessorIndex`], [`SuccessorIndex::upgrade_targets`] (every bundle's upgrade with
+//! channels unset: where it moves, through which edge, and how many edges leave it).
+
+pub mod successors;
+pub mod view;
+
+pub use successors::{Edge, EdgeKind, SuccessorIndex, UpgradeTarget, UpgradeTargets};
+pub use view::{Overwritten, PackageView, Ranked, ViewBundle, ViewChannel};
+
+#[cfg(test)]
+mod tests;
