@@ -177,3 +177,270 @@ fn required_api_services_are_dependencies() {
         .unwrap()
         .contains("via property \"olm.gvk.required\""));
 }
+
+fn lint_text(args: &[&str], files: &[(&str, &str)]) -> Vec<Value> {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let p = tmp.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let root = if files.iter().any(|(n, _)| n.starts_with("new/")) {
+        tmp.path().join("new")
+    } else {
+        tmp.path().to_path_buf()
+    };
+    let out = run(&[&["--no-config"], args].concat(), &root);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["diagnostics"].as_array().unwrap().clone()
+}
+
+fn of<'a>(diags: &'a [Value], rule: &str) -> Vec<&'a Value> {
+    diags.iter().filter(|d| d["rule"] == rule).collect()
+}
+
+/// `foo` with channels `(name, entries YAML)` and bundles `(name, version, extra properties)`.
+fn catalog(default: &str, channels: &[(&str, &str)], bundles: &[(&str, &str, &str)]) -> String {
+    let mut s = format!("---\nschema: olm.package\nname: foo\ndefaultChannel: {default}\n");
+    for (name, entries) in channels {
+        s += &format!("---\nschema: olm.channel\npackage: foo\nname: {name}\nentries:\n{entries}");
+    }
+    for (name, version, extra) in bundles {
+        s += &format!(
+            "---\nschema: olm.bundle\npackage: foo\nname: {name}\nimage: quay.io/example/foo-bundle@sha256:{}\nproperties:\n  - type: olm.package\n    value: {{packageName: foo, version: {version}}}\n{extra}",
+            "0".repeat(64)
+        );
+    }
+    s
+}
+
+const REQUIRES_BAR: &str =
+    "  - type: olm.package.required\n    value: {packageName: bar, versionRange: '>=1.0.0'}\n";
+
+/// OLM711 is an error on what OLM v1 picks by default (no fallback after selection) and a
+/// warning on the others, each message saying why.
+#[test]
+fn dependencies_are_errors_on_default_picks() {
+    let text = catalog(
+        "stable",
+        &[
+            (
+                "stable",
+                "  - name: foo.v1.0.0\n  - name: foo.v1.1.0\n    replaces: foo.v1.0.0\n  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n",
+            ),
+            ("old", "  - name: foo.v1.0.0\n"),
+        ],
+        &[
+            ("foo.v1.0.0", "1.0.0", REQUIRES_BAR),
+            ("foo.v1.1.0", "1.1.0", REQUIRES_BAR),
+            ("foo.v1.2.0", "1.2.0", REQUIRES_BAR),
+        ],
+    );
+    let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &text)]);
+    let by_bundle = |b: &str| {
+        of(&d, "OLM711")
+            .into_iter()
+            .find(|x| x["bundle"] == b)
+            .unwrap_or_else(|| panic!("{b}: {d:#?}"))
+            .clone()
+    };
+    let top = by_bundle("foo.v1.2.0");
+    assert_eq!(top["severity"], "error");
+    assert!(top["message"]
+        .as_str()
+        .unwrap()
+        .contains("the package's highest version"));
+    // The highest of channel `old`.
+    let old = by_bundle("foo.v1.0.0");
+    assert_eq!(old["severity"], "error");
+    assert!(old["message"]
+        .as_str()
+        .unwrap()
+        .contains("highest version of channel old"));
+    // 1.1.0 is where installs of 1.0.0 upgrade to (the only entry replacing it) ...
+    let mid = by_bundle("foo.v1.1.0");
+    assert_eq!(mid["severity"], "error");
+    assert!(mid["message"]
+        .as_str()
+        .unwrap()
+        .contains("upgrades installs of foo.v1.0.0 to it"));
+    // ... unless a skipRange on 1.2.0 takes 1.0.0 straight to the top.
+    let text = text.replace(
+        "  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n",
+        "  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n    skipRange: '>=1.0.0 <1.2.0'\n",
+    );
+    let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &text)]);
+    let mid = of(&d, "OLM711")
+        .into_iter()
+        .find(|x| x["bundle"] == "foo.v1.1.0")
+        .unwrap()
+        .clone();
+    assert_eq!(mid["severity"], "warning", "{mid:#?}");
+    assert!(mid["message"]
+        .as_str()
+        .unwrap()
+        .contains("pins this version"));
+}
+
+/// OLM756: equal to OLM v1, distinct to opm (build metadata that is not a release); a release
+/// (`+1`) is no tie; the very same version is OLM106's, not a tie.
+#[test]
+fn version_ties() {
+    let channels = [
+        ("stable", "  - name: foo.v1.0.0\n"),
+        ("fast", "  - name: foo.v1.0.0-b\n"),
+    ];
+    for (second, tie) in [
+        ("1.0.0+001", true),
+        ("1.0.0+1", false),
+        ("1.0.0+abc.01", true),
+    ] {
+        let text = catalog(
+            "stable",
+            &channels,
+            &[("foo.v1.0.0", "1.0.0", ""), ("foo.v1.0.0-b", second, "")],
+        );
+        let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &text)]);
+        let ties = of(&d, "OLM756");
+        assert_eq!(ties.len(), usize::from(tie), "{second}: {d:#?}");
+        if tie {
+            let m = ties[0]["message"].as_str().unwrap();
+            assert!(
+                m.contains("equal: both are 1.0.0 once build metadata"),
+                "{m}"
+            );
+            assert!(m.contains("package's highest version"), "{m}");
+            // Not also OLM757: the pick ties with the head.
+            assert!(of(&d, "OLM757").is_empty(), "{d:#?}");
+        }
+    }
+}
+
+/// OLM757: the highest version in another channel, not the default channel's head; not when
+/// deprecation ranks it last.
+#[test]
+fn default_pick_differs_from_the_default_channel() {
+    let channels = [
+        ("stable", "  - name: foo.v1.0.0\n"),
+        (
+            "alpha",
+            "  - name: foo.v1.0.0\n  - name: foo.v2.0.0-alpha.1\n    replaces: foo.v1.0.0\n",
+        ),
+    ];
+    let bundles = [
+        ("foo.v1.0.0", "1.0.0", ""),
+        ("foo.v2.0.0-alpha.1", "2.0.0-alpha.1", ""),
+    ];
+    let text = catalog("stable", &channels, &bundles);
+    let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &text)]);
+    let pick = of(&d, "OLM757");
+    assert_eq!(pick.len(), 1, "{d:#?}");
+    assert_eq!(pick[0]["pointer"], "/defaultChannel");
+    let m = pick[0]["message"].as_str().unwrap();
+    assert!(
+        m.contains("installs foo.v2.0.0-alpha.1 (2.0.0-alpha.1, in channel alpha)"),
+        "{m}"
+    );
+    assert!(
+        m.contains("not foo.v1.0.0 (1.0.0), the head of defaultChannel stable"),
+        "{m}"
+    );
+    let deprecated = text
+        + "---\nschema: olm.deprecations\npackage: foo\nentries:\n  - reference: {schema: olm.bundle, name: foo.v2.0.0-alpha.1}\n    message: preview\n";
+    let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &deprecated)]);
+    assert!(of(&d, "OLM757").is_empty(), "{d:#?}");
+}
+
+/// OLM758: a replaces that goes to a lower version is an OLM v0 upgrade OLM v1 never takes;
+/// a skipRange covering newer versions is not taken as an edge OLM v0 follows.
+#[test]
+fn upgrades_olm_v1_does_not_take() {
+    let text = catalog(
+        "stable",
+        &[(
+            "stable",
+            "  - name: foo.v1.1.0\n  - name: foo.v1.0.5\n    replaces: foo.v1.1.0\n",
+        )],
+        &[("foo.v1.1.0", "1.1.0", ""), ("foo.v1.0.5", "1.0.5", "")],
+    );
+    let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &text)]);
+    let stuck = of(&d, "OLM758");
+    assert_eq!(stuck.len(), 1, "{d:#?}");
+    assert_eq!(stuck[0]["bundle"], "foo.v1.1.0");
+    assert_eq!(stuck[0]["pointer"], "/entries/1/replaces");
+    let m = stuck[0]["message"].as_str().unwrap();
+    assert!(m.contains("OLM v0 upgrades installs of foo.v1.1.0 (1.1.0) to foo.v1.0.5 (1.0.5, replaces in channel stable)"), "{m}");
+    let ranged = catalog(
+        "stable",
+        &[(
+            "stable",
+            "  - name: foo.v1.0.0\n  - name: foo.v2.0.0\n    replaces: foo.v1.0.0\n  - name: foo.v1.5.0\n    skipRange: '>1.0.0'\n",
+        )],
+        &[
+            ("foo.v1.0.0", "1.0.0", ""),
+            ("foo.v2.0.0", "2.0.0", ""),
+            ("foo.v1.5.0", "1.5.0", ""),
+        ],
+    );
+    let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &ranged)]);
+    assert!(of(&d, "OLM758").is_empty(), "{d:#?}");
+}
+
+/// OLM759 with --baseline: a removed bundle nothing upgrades any more; a skipRange in any
+/// channel keeps it reachable.
+#[test]
+fn removed_without_successor() {
+    let old = catalog(
+        "stable",
+        &[(
+            "stable",
+            "  - name: foo.v1.0.0\n  - name: foo.v1.1.0\n    replaces: foo.v1.0.0\n",
+        )],
+        &[("foo.v1.0.0", "1.0.0", ""), ("foo.v1.1.0", "1.1.0", "")],
+    );
+    let new = |extra: &str| {
+        catalog(
+            "stable",
+            &[
+                (
+                    "stable",
+                    "  - name: foo.v1.1.0\n  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n",
+                ),
+                ("fast", extra),
+            ],
+            &[("foo.v1.1.0", "1.1.0", ""), ("foo.v1.2.0", "1.2.0", "")],
+        )
+    };
+    for (fast, stranded) in [
+        ("  - name: foo.v1.2.0\n", true),
+        ("  - name: foo.v1.2.0\n    skipRange: '<1.2.0'\n", false),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("old")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("new")).unwrap();
+        std::fs::write(tmp.path().join("old/catalog.yaml"), &old).unwrap();
+        std::fs::write(tmp.path().join("new/catalog.yaml"), new(fast)).unwrap();
+        let baseline = tmp.path().join("old");
+        let out = run(
+            &[
+                "--no-config",
+                "--target",
+                "olmv1",
+                "--baseline",
+                baseline.to_str().unwrap(),
+            ],
+            &tmp.path().join("new"),
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let d = v["diagnostics"].as_array().unwrap();
+        let gone = of(d, "OLM759");
+        assert_eq!(gone.len(), usize::from(stranded), "{fast}: {d:#?}");
+        if stranded {
+            assert_eq!(gone[0]["bundle"], "foo.v1.0.0");
+            assert!(gone[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("error upgrading from currently installed version \"1.0.0\""));
+        }
+    }
+}

@@ -1,5 +1,5 @@
 //! Ecosystem foot-guns (OLM71x): OLM710 max-openshift-version (in its own module),
-//! OLM711 olm-v1-incompatible, OLM712 bundle-object-in-new-catalog, OLM713
+//! OLM712 bundle-object-in-new-catalog, OLM713
 //! properties-annotation (in its own module); and OLM720 cluster-constraint, the opt-in
 //! policy check against a target cluster (in its own module).
 
@@ -12,9 +12,6 @@ use olmlint_base::diag::Diagnostic;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// Property types OLM v1's `NoDependencyValidation` refuses (olm-semantics §8).
-const V1_REFUSED: [&str; 3] = ["olm.package.required", "olm.gvk.required", "olm.constraint"];
-
 /// First OpenShift minor version whose catalogs use `olm.csv.metadata`.
 const CSV_METADATA_FROM: (u32, u32) = (4, 17);
 
@@ -22,47 +19,11 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     // The OpenShift version of each file, looked up once (it costs a canonicalize).
     let mut versions: HashMap<usize, Option<(u32, u32)>> = HashMap::new();
     for b in &ctx.catalog.bundles {
-        olm_v1(b, out);
         bundle_object(ctx, b, &mut versions, out);
         max_openshift_version::check(ctx, b, out);
         properties_annotation::check(ctx, b, out);
     }
     cluster_constraint::check(ctx, out);
-}
-
-/// OLM711: OLM v1 refuses any bundle with a dependency property, naming the first one.
-fn olm_v1(b: &olmlint_model::Bundle<'_>, out: &mut Vec<Diagnostic>) {
-    let Some(p) = b.properties.iter().find(|p| V1_REFUSED.contains(&p.ty())) else {
-        return;
-    };
-    let others = b
-        .properties
-        .iter()
-        .filter(|q| V1_REFUSED.contains(&q.ty()))
-        .count()
-        - 1;
-    let more = match others {
-        0 => String::new(),
-        n => format!(
-            " (and {n} more dependency propert{})",
-            if n == 1 { "y" } else { "ies" }
-        ),
-    };
-    out.push(
-        Diagnostic::new(
-            "OLM711",
-            format!(
-                "OLM v1 refuses this bundle: bundle {:?} has a dependency declared via property {:?} which is currently not supported{more}",
-                b.name(),
-                p.ty()
-            ),
-        )
-        .at(p.file, p.span())
-        .pointer(p.pointer.clone())
-        .package(Some(b.package()))
-        .bundle(Some(b.name()))
-        .help("OLM v1 (operator-controller) does not resolve dependencies and rejects bundles that declare them; OLM v0 installs this bundle. To support OLM v1, drop the dependency and document that the required operator must be installed first."),
-    );
 }
 
 /// The OpenShift version a catalog file is for: the nearest `vMAJOR.MINOR` directory above it.

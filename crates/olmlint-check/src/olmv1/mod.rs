@@ -2,14 +2,18 @@
 //! install and upgrade these bundles, under the target's profile (its feature gates)?
 //! One module per concern; each reads the model and pushes diagnostics.
 
+mod dependencies;
 mod names;
+mod picks;
+mod ranking;
+mod upgrades;
 
 use super::Ctx;
 use crate::config::Config;
 use olmlint_base::diag::Diagnostic;
 
 /// The rule family `--target olmv1` turns on (with OLM711, the dependency check).
-pub const RULES: &[&str] = &["OLM711", "OLM755"];
+pub const RULES: &[&str] = &["OLM711", "OLM755", "OLM756", "OLM757", "OLM758", "OLM759"];
 
 /// Rules about OLM v0's own resolver, dependency semantics and upgrade graph: left out when
 /// the targets do not include v0 (OLM v1 resolves no dependencies, and its upgrade edges
@@ -43,6 +47,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(profile) = ctx.config.targets.olmv1.as_ref() else {
         return;
     };
-    let _ = profile;
     names::check(ctx, out);
+    let packages = picks::Packages::of(ctx, profile.gates.bundle_release_support);
+    dependencies::check(ctx, &packages, out);
+    ranking::check(ctx, &packages, out);
+    upgrades::check(ctx, &packages, out);
 }

@@ -1,0 +1,129 @@
+//! What OLM v1 installs from each package without being told a version: the facts the
+//! catalog rules of the family share, computed once per package.
+//!
+//! A bundle is a *default pick* when a ClusterExtension that pins no version gets it:
+//! - the package's best-ranked bundle (no channels named: operator-controller never reads
+//!   `defaultChannel`, every bundle of the package competes);
+//! - a channel's best-ranked entry (the channel named);
+//! - the upgrade target of another bundle (policy CatalogProvided, no channels named).
+//!
+//! There is no fallback after selection (`resolve/catalog.go`): a default pick that OLM v1
+//! then refuses breaks every unpinned ClusterExtension of the package.
+
+use crate::Ctx;
+use olmlint_model::olmv1::{PackageView, SuccessorIndex, UpgradeTargets};
+use std::collections::HashMap;
+
+/// Why OLM v1 picks a bundle by default (the first reason found).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// The package's best-ranked bundle.
+    Package,
+    /// The best-ranked entry of the channel at this position of the view.
+    Channel(usize),
+    /// Where installs of the bundle at this position of the view upgrade to.
+    UpgradeFrom(usize),
+}
+
+/// One package as OLM v1 sees it, with its default picks and upgrade targets.
+pub struct Facts<'c, 'a> {
+    pub view: PackageView<'c, 'a>,
+    /// Every bundle's upgrade with no channel named (per view position).
+    pub targets: UpgradeTargets,
+    /// Per view position, why it is a default pick.
+    pub picks: Vec<Option<Pick>>,
+}
+
+impl<'c, 'a> Facts<'c, 'a> {
+    fn of(view: PackageView<'c, 'a>) -> Self {
+        let targets = SuccessorIndex::new(&view).upgrade_targets();
+        let mut picks = vec![None; view.bundles.len()];
+        let mut mark = |p: usize, why: Pick| {
+            if let Some(slot) = picks.get_mut(p) {
+                slot.get_or_insert(why);
+            }
+        };
+        if let Some(p) = view.default_pick() {
+            mark(p, Pick::Package);
+        }
+        for (c, p) in view.channel_picks().into_iter().enumerate() {
+            if let Some(p) = p {
+                mark(p, Pick::Channel(c));
+            }
+        }
+        for t in &targets.targets {
+            if let (Some(to), Some(_)) = (t.to, t.via) {
+                mark(to, Pick::UpgradeFrom(t.from));
+            }
+        }
+        Facts {
+            view,
+            targets,
+            picks,
+        }
+    }
+
+    /// Why the catalog bundle `name` at `index` (in `Catalog::bundles`) is a default pick
+    /// (never for a duplicate the catalog cache overwrote).
+    pub fn pick_of(&self, index: usize, name: &str) -> Option<Pick> {
+        let p = self.view.bundle(name)?;
+        if self.view.bundles.get(p)?.index != index {
+            return None;
+        }
+        self.picks.get(p).copied().flatten()
+    }
+
+    /// The name of the bundle at view position `p`.
+    pub fn name(&self, p: usize) -> &str {
+        self.view.bundles.get(p).map_or("", |b| b.name)
+    }
+
+    /// The name of the channel at view position `c`.
+    pub fn channel_name(&self, c: usize) -> &str {
+        self.view.channels.get(c).map_or("", |c| c.name)
+    }
+
+    /// Why the bundle is picked, in words, for messages.
+    pub fn explain(&self, why: Pick) -> String {
+        match why {
+            Pick::Package => "it is the package's highest version, which a ClusterExtension naming only the package installs (OLM v1 never reads defaultChannel)".into(),
+            Pick::Channel(c) => format!(
+                "it is the highest version of channel {}, which a ClusterExtension naming that channel installs",
+                self.channel_name(c)
+            ),
+            Pick::UpgradeFrom(p) => format!(
+                "OLM v1 upgrades installs of {} to it",
+                self.name(p)
+            ),
+        }
+    }
+}
+
+/// Every package of the linted catalog, by name.
+pub struct Packages<'c, 'a> {
+    pub facts: Vec<Facts<'c, 'a>>,
+    by_name: HashMap<String, usize>,
+}
+
+impl<'c, 'a> Packages<'c, 'a> {
+    pub fn of(ctx: &'c Ctx<'a>, bundle_release_support: bool) -> Self
+    where
+        'a: 'c,
+    {
+        let facts: Vec<Facts<'c, 'a>> =
+            PackageView::all(ctx.catalog, ctx.index, bundle_release_support)
+                .into_iter()
+                .map(Facts::of)
+                .collect();
+        let by_name = facts
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.view.name.clone(), i))
+            .collect();
+        Packages { facts, by_name }
+    }
+
+    pub fn get(&self, package: &str) -> Option<&Facts<'c, 'a>> {
+        self.facts.get(*self.by_name.get(package)?)
+    }
+}
