@@ -32,6 +32,8 @@ pub struct Request {
     pub collapse: usize,
     pub config: Option<PathBuf>,
     pub no_config: bool,
+    /// `--target`, over the configuration's `targets:` (olmv1 adds OLM v1's graph).
+    pub targets: Option<olmlint_semantics::olmv1::Targets>,
     /// The process exits after this request (the command line): the models are not freed
     /// ([`lint::Options::exiting`]). Never set by a caller that lives on (a fuzz target, a
     /// server).
@@ -63,6 +65,7 @@ fn options(req: &Request, paths: Vec<PathBuf>) -> lint::Options {
         no_config: req.no_config,
         graph: Some(req.filter.clone()),
         exiting: req.exiting,
+        targets: req.targets.clone(),
         ..Default::default()
     }
 }

@@ -846,7 +846,13 @@ fn check_scopes<'a>(
             .lock()
             .map(|mut g| std::mem::take(&mut *g))
             .unwrap_or_default();
-        draw_graphs(files, &checked, drawn, &templates.1, filter)
+        let olmv1 = env
+            .config
+            .targets
+            .olmv1
+            .as_ref()
+            .map(|p| p.gates.bundle_release_support);
+        draw_graphs(files, &checked, drawn, &templates.1, filter, olmv1)
     });
     let mut per_scope = Vec::with_capacity(checked.len() + 1);
     for (_, model, diags) in checked {
@@ -1153,10 +1159,19 @@ fn draw_graphs(
     mut templates: Vec<olmlint_report::graph::PackageGraph>,
     semver: &[check::template::SemverChannels],
     filter: &olmlint_report::graph::Filter,
+    olmv1: Option<bool>,
 ) -> Vec<olmlint_report::graph::PackageGraph> {
     let mut graphs: Vec<olmlint_report::graph::PackageGraph> = checked
         .iter()
-        .flat_map(|(scope, m, _)| olmlint_report::graph::build(&m.catalog, filter, &m.name, *scope))
+        .flat_map(|(scope, m, _)| {
+            let mut g = olmlint_report::graph::build(&m.catalog, filter, &m.name, *scope);
+            // With `--target olmv1`, OLM v1's upgrade edges beside the channels (unless
+            // one channel is asked for).
+            if let (Some(brs), None) = (olmv1, &filter.channel) {
+                olmlint_report::graph::olmv1::add(&mut g, &m.catalog, &m.index, brs);
+            }
+            g
+        })
         .collect();
     templates.extend(semver.iter().filter_map(|g| {
         let f = files.get(g.file)?;

@@ -39,12 +39,28 @@ pub struct GraphArgs {
     /// Ignore any configuration file.
     #[arg(long, conflicts_with = "config")]
     pub no_config: bool,
+    /// The OLM generations (as `olmlint lint --target`): with `olmv1`, each package also gets
+    /// the graph `OLM v1 (no channel)`, where OLM v1 moves each bundle's installs.
+    #[arg(long, value_name = "TARGET")]
+    pub target: Vec<String>,
 }
 
 pub use crate::graph_command::GraphFormat;
 
 pub(super) fn graph(args: &GraphArgs) -> i32 {
+    let targets = if args.target.is_empty() {
+        None
+    } else {
+        match olmlint_semantics::olmv1::Targets::parse(args.target.iter().map(String::as_str)) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("olmlint: --target: {e}");
+                return 2;
+            }
+        }
+    };
     let req = crate::graph_command::Request {
+        targets,
         paths: args.paths.clone(),
         filter: olmlint_report::graph::Filter {
             package: args.package.clone(),

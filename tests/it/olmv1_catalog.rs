@@ -444,3 +444,111 @@ fn removed_without_successor() {
         }
     }
 }
+
+/// `olmlint graph --target olmv1` and the HTML report of `lint --target olmv1` draw OLM v1's
+/// upgrade edges as a graph of their own beside the channels.
+#[test]
+fn graphs_show_olm_v1_edges() {
+    let text = catalog(
+        "stable",
+        &[
+            (
+                "stable",
+                "  - name: foo.v1.0.0\n  - name: foo.v1.1.0\n    replaces: foo.v1.0.0\n",
+            ),
+            (
+                "alpha",
+                "  - name: foo.v1.0.0\n  - name: foo.v2.0.0-alpha.1\n    replaces: foo.v1.0.0\n",
+            ),
+        ],
+        &[
+            ("foo.v1.0.0", "1.0.0", ""),
+            ("foo.v1.1.0", "1.1.0", ""),
+            ("foo.v2.0.0-alpha.1", "2.0.0-alpha.1", ""),
+        ],
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("catalog.yaml"), text).unwrap();
+    let graph = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args(["graph", "--no-config", "-f", "json"])
+            .args(extra)
+            .arg(tmp.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v
+    };
+    let v0 = graph(&[]);
+    let names = |v: &Value| -> Vec<String> {
+        v[0]["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&v0), ["stable", "alpha"], "{v0:#}");
+    let v1 = graph(&["--target", "olmv1"]);
+    assert_eq!(
+        names(&v1),
+        ["stable", "alpha", "OLM v1 (no channel)"],
+        "{v1:#}"
+    );
+    let g = &v1[0]["channels"][2];
+    // 1.0.0 moves to the highest of its successors, in any channel: the alpha prerelease.
+    let edges: Vec<(String, String, String)> = g["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["from"].as_str().unwrap().into(),
+                e["to"].as_str().unwrap().into(),
+                e["kind"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        edges,
+        [(
+            "foo.v2.0.0-alpha.1".into(),
+            "foo.v1.0.0".into(),
+            "olmv1".into()
+        )]
+    );
+    let head: Vec<&str> = g["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["head"] == true)
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(head, ["foo.v2.0.0-alpha.1"]);
+    // The HTML report draws it too.
+    let html = tmp.path().join("report.html");
+    let out = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args([
+            "lint",
+            "--no-config",
+            "-q",
+            "--target",
+            "olmv1",
+            "-f",
+            "html",
+            "-o",
+        ])
+        .arg(&html)
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some(), "{out:?}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("OLM v1 (no channel)"));
+    assert!(page.contains("class=\"olmv1\""));
+}

@@ -58,6 +58,7 @@ pub fn dot(graphs: &[PackageGraph]) -> String {
                     EdgeKind::Replaces => "",
                     EdgeKind::Skips => "skips",
                     EdgeKind::SkipRange => "skipRange",
+                    EdgeKind::Olmv1 => "OLM v1",
                 };
                 let label = if e.count > 1 {
                     format!("{kind} ×{}", e.count).trim().to_string()
@@ -69,6 +70,7 @@ pub fn dot(graphs: &[PackageGraph]) -> String {
                     match (e.change, e.kind) {
                         (Some(Change::Removed), _) | (_, EdgeKind::Skips) => "dashed",
                         (_, EdgeKind::SkipRange) => "dotted",
+                        (_, EdgeKind::Olmv1) => "bold",
                         _ => "solid",
                     }
                 )];

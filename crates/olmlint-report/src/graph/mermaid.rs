@@ -114,6 +114,7 @@ pub fn mermaid(graphs: &[PackageGraph]) -> String {
                     EdgeKind::Replaces => format!("-->|replaces{count}|"),
                     EdgeKind::Skips => format!("-.->|skips{count}|"),
                     EdgeKind::SkipRange => format!("==>|skipRange{count}|"),
+                    EdgeKind::Olmv1 => format!("-->|OLM v1{count}|"),
                 };
                 // Drawn in the upgrade direction: from the bundle a cluster runs to its successor.
                 let _ = writeln!(s, "    {to} {arrow} {from}");

@@ -13,6 +13,7 @@ mod dot;
 mod layout;
 mod markdown;
 mod mermaid;
+pub mod olmv1;
 mod releases;
 mod svg;
 
@@ -34,6 +35,8 @@ pub enum EdgeKind {
     Replaces,
     Skips,
     SkipRange,
+    /// Where OLM v1 moves installs of `to` when no channel is named ([`olmv1`]).
+    Olmv1,
 }
 
 /// What a graph element is in a difference ([`diff`]); `None` outside one or when unchanged.

@@ -210,10 +210,12 @@ impl Placement<'_> {
                 y2 + dy
             )
         };
-        let _ = writeln!(
+        let _ =
+            writeln!(
             s,
-            "<path class=\"{}\" d=\"{path}\" marker-end=\"url(#arrow)\"><title>{}</title></path>",
+            "<path class=\"{}\"{} d=\"{path}\" marker-end=\"url(#arrow)\"><title>{}</title></path>",
             edge_classes(e).join(" "),
+            if e.kind == EdgeKind::Olmv1 { OLMV1_STYLE } else { "" },
             esc(&edge_tip(e))
         );
         if e.count > 1 {
@@ -262,6 +264,7 @@ fn edge_classes(e: &Edge) -> Vec<&'static str> {
         EdgeKind::Replaces => "replaces",
         EdgeKind::Skips => "skips",
         EdgeKind::SkipRange => "skipRange",
+        EdgeKind::Olmv1 => "olmv1",
     }];
     if e.cycle {
         classes.push("cycle");
@@ -284,6 +287,7 @@ fn edge_tip(e: &Edge) -> String {
             EdgeKind::Replaces => "replaces",
             EdgeKind::Skips => "skips",
             EdgeKind::SkipRange => "has a skipRange containing",
+            EdgeKind::Olmv1 => "is where OLM v1 (no channel named) upgrades",
         },
         e.to,
         if e.count > 1 {
@@ -359,11 +363,29 @@ pub fn svg(graphs: &[PackageGraph]) -> String {
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"olm\" width=\"{w:.0}\" height=\"{h:.0}\" viewBox=\"0 0 {w:.0} {h:.0}\"><style>{STYLE}</style>{DEFS}\n<rect x=\"0\" y=\"0\" width=\"{w:.0}\" height=\"{h:.0}\" style=\"fill:#fff;stroke:none\"/>\n<g transform=\"translate({MARGIN},{MARGIN})\">\n"
     );
     s.push_str(&legend());
+    if graphs
+        .iter()
+        .flat_map(|p| &p.channels)
+        .any(|c| c.edges.iter().any(|e| e.kind == EdgeKind::Olmv1))
+    {
+        s.push_str(&olmv1_legend());
+    }
     for part in parts {
         s.push_str(&part);
     }
     s.push_str("</g></svg>\n");
     s
+}
+
+/// How OLM v1's edges are drawn (inline: the style sheet of drawings without them stays as
+/// it was).
+const OLMV1_STYLE: &str = " style=\"stroke:#2a7;stroke-width:2\"";
+
+/// The legend's entry for OLM v1's edges, right of the edge kinds, in drawings that have them.
+fn olmv1_legend() -> String {
+    format!(
+        "<g class=\"legend\"><path class=\"olmv1\"{OLMV1_STYLE} d=\"M520,10 L560,10\" marker-end=\"url(#arrow)\"/><text x=\"566\" y=\"14\">OLM v1 upgrade (no channel)</text></g>"
+    )
 }
 
 const LEGEND_WIDTH: f64 = 980.0;
