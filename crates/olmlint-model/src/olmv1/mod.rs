@@ -1,5 +1,6 @@
 //! OLM v1 (operator-controller) over the catalog model, I/O-free: a package as the resolver
-//! sees it ([`view`]) and its upgrade edges ([`successors`]). From operator-controller v1.11
+//! sees it ([`view`]), its upgrade edges ([`successors`]) and the resolution of a
+//! ClusterExtension ([`resolve`]). From operator-controller v1.11
 //! (`internal/operator-controller/{resolve,catalogmetadata}`); the spec is
 //! `docs/olmv1.md` §2–§4 of the shared notes, and where they differ the source is followed.
 //!
@@ -8,9 +9,14 @@
 //! [`SuccessorIndex`], [`SuccessorIndex::upgrade_targets`] (every bundle's upgrade with
 //! channels unset: where it moves, through which edge, and how many edges leave it).
 
+pub mod resolve;
 pub mod successors;
 pub mod view;
 
+pub use resolve::{
+    resolve, Candidate, Chosen, Installed, Outcome, Policy, Request, Resolution, Source,
+    SuccessorEdge,
+};
 pub use successors::{Edge, EdgeKind, SuccessorIndex, UpgradeTarget, UpgradeTargets};
 pub use view::{Overwritten, PackageView, Ranked, ViewBundle, ViewChannel};
 
