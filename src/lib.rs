@@ -24,6 +24,7 @@ pub mod graph_command;
 pub mod lint;
 mod repository_context;
 pub mod resolve;
+pub mod resolve_v1;
 
 pub use olmlint_base::{diag, escape, rules, suggest, timings};
 pub use olmlint_check as check;

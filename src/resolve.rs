@@ -534,7 +534,7 @@ const WIDTH: usize = 100;
 
 /// `text` wrapped at spaces to [`WIDTH`] columns: the first line after `first`, the others
 /// after `rest`; a word longer than a line stays whole.
-fn wrap(text: &str, first: &str, rest: &str) -> String {
+pub(crate) fn wrap(text: &str, first: &str, rest: &str) -> String {
     let mut out = String::new();
     let mut line = first.to_string();
     let mut empty = true;

@@ -34,6 +34,7 @@ mod indexignore;
 mod known_findings;
 mod libyaml;
 mod olmv1_catalog;
+mod olmv1_resolve;
 mod open_world;
 mod operators;
 mod opm_errors;
