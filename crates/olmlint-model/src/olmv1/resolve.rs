@@ -465,21 +465,13 @@ fn resolution_error(req: &Request, many: bool, catalogs: &[&str]) -> String {
     s.trim().to_string()
 }
 
-/// How an edge reads.
-fn describe_edge(view: &PackageView<'_, '_>, e: &Edge) -> Option<SuccessorEdge> {
+/// How an edge from the bundle installed as `installed` reads.
+fn describe_edge(view: &PackageView<'_, '_>, e: &Edge, installed: &str) -> Option<SuccessorEdge> {
     let ch = view.channels.get(e.channel)?;
     let entry = ch.channel.entries.get(e.entry)?;
     let text = match e.kind {
         EdgeKind::Replaces => format!("replaces {}", entry.replaces.map_or("", |r| r.value)),
-        EdgeKind::Skips => format!(
-            "skips {}",
-            entry
-                .skips
-                .iter()
-                .map(|s| s.value)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        EdgeKind::Skips => format!("skips {installed}"),
         EdgeKind::SkipRange => format!(
             "skipRange {}",
             go_quote(entry.skip_range.map_or("", |r| r.value))
@@ -572,7 +564,9 @@ impl Filter<'_, '_, '_, '_> {
                 .iter()
                 .flatten()
                 .filter(|e| e.bundle == top)
-                .filter_map(|e| describe_edge(view, e))
+                .filter_map(|e| {
+                    describe_edge(view, e, self.installed.and_then(|i| i.name).unwrap_or(""))
+                })
                 .collect(),
             stays,
             tied: survivors
