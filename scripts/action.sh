@@ -150,11 +150,14 @@ action_path() {
 
 # The version of the workspace's Cargo.toml ([workspace.package], which every crate of the
 # workspace takes; a [package] version is read too, for a checkout from before the workspace).
+# (One awk reading the file itself: `tr <file | awk '…exit'` let awk exit before tr had
+# written everything, and tr's SIGPIPE under `pipefail` ended the step with status 141.)
 crate_version() {
-  tr -d '\r' <"$1" | awk '
+  awk '
+    { sub(/\r$/, "") }
     /^\[/ { in_pkg = ($0 == "[workspace.package]" || $0 == "[package]") }
-    in_pkg && /^version[[:space:]]*=/ { gsub(/^[^"]*"|".*$/, ""); print; exit }
-  '
+    in_pkg && !found && /^version[[:space:]]*=/ { gsub(/^[^"]*"|".*$/, ""); print; found = 1 }
+  ' "$1"
 }
 
 # The release archive's target triple for this runner; empty when no archive is published for it.
