@@ -14,6 +14,17 @@ use super::tree::{Entry, Node};
 /// Property type whose nested values no rule reads.
 const ELIDED_TYPE: &str = "olm.csv.metadata";
 
+/// Keys of an `olm.csv.metadata` value whose collections are built all the same: OLM v1's
+/// acceptance (`--target olmv1`) reads the install modes and the owned API services, and
+/// both are a few lines.
+const BUILT_KEYS: [&str; 2] = ["installModes", "apiServiceDefinitions"];
+
+/// Whether the collection under `key` of an `olm.csv.metadata` value is built (see
+/// [`BUILT_KEYS`]).
+pub(super) fn built(key: Option<&str>) -> bool {
+    key.is_some_and(|k| BUILT_KEYS.contains(&k))
+}
+
 /// Collections open when a property's `value` mapping opens: the root mapping, the
 /// `properties` list and the property mapping.
 pub(super) const VALUE_DEPTH: usize = 3;
@@ -251,6 +262,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn install_modes_and_api_services_are_built() {
+        let yaml = "image: i\nname: n\npackage: p\nproperties:\n- type: olm.csv.metadata\n  value:\n    \
+                    apiServiceDefinitions:\n      owned:\n      - name: a\n    installModes:\n    \
+                    - {supported: true, type: AllNamespaces}\n    keywords: [a]\nschema: olm.bundle\n";
+        let json = r#"{"image":"i","name":"n","package":"p","properties":[{"type":"olm.csv.metadata","value":{"apiServiceDefinitions":{"owned":[{"name":"a"}]},"installModes":[{"supported":true,"type":"AllNamespaces"}],"keywords":["a"]}}],"schema":"olm.bundle"}"#;
+        // Only `keywords` stays unbuilt.
+        assert_eq!(faithful(yaml, false, &Limits::default()), 1);
+        assert_eq!(faithful(json, true, &Limits::default()), 1);
     }
 
     #[test]

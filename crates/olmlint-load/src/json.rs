@@ -88,6 +88,16 @@ fn parse(
     docs
 }
 
+/// The key being read in the innermost open object.
+fn top_key(stack: &[Frame]) -> Option<&str> {
+    match stack.last() {
+        Some(Frame::Obj {
+            key: Some((k, _)), ..
+        }) => Some(k.as_str()),
+        _ => None,
+    }
+}
+
 /// Whether the object about to open (with [`VALUE_DEPTH`] open) is an `olm.csv.metadata` value.
 fn opens_elided_value(stack: &[Frame], entries: &[Entry]) -> bool {
     fn key(f: Option<&Frame>) -> Option<&str> {
@@ -321,7 +331,11 @@ impl JsonParser<'_> {
             ));
         }
         let is_object = self.peek() == Some(b'{');
-        if self.elide && self.in_elided_value && depth == VALUE_DEPTH + 1 {
+        if self.elide
+            && self.in_elided_value
+            && depth == VALUE_DEPTH + 1
+            && !super::elide::built(top_key(&open.stack))
+        {
             let Some(()) = self.skip_collection(depth) else {
                 self.needs_full = true;
                 return Err(self.err("parse again in full"));

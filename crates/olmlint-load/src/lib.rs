@@ -373,16 +373,65 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
     Ok(file)
 }
 
-/// What opm reads of a CustomResourceDefinition (the APIs a bundle provides:
-/// `registry.Bundle.ProvidedAPIs`): `kind`, `spec.group`, `spec.names.kind`, every
+/// What the rules read of a manifest that is not a CSV: its `apiVersion`, `kind` and
+/// `metadata` (OLM v1 groups the objects by kind, names them, and decodes their metadata), as
+/// they were written; and of a CustomResourceDefinition also what opm reads of it (the APIs a
+/// bundle provides: `registry.Bundle.ProvidedAPIs`: `spec.group`, `spec.names.kind`, every
 /// `spec.versions[].name` and a v1beta1 `spec.version`, as owned values with the document's
-/// span. `None` for other documents.
-fn crd_summary(root: &Node) -> Option<Node> {
+/// span) and a `spec.preserveUnknownFields` that is not `false` (OLM v1 refuses it on a CRD
+/// behind a conversion webhook). Returns the summary and the end of what a finding may point
+/// at in it.
+fn manifest_summary(root: &Node) -> (Node, usize) {
     use tree::{Entry, Style, Value};
-    if root.get("kind").and_then(Node::as_str) != Some("CustomResourceDefinition") {
-        return None;
-    }
     let span = root.span;
+    let entry = |k: &str, value: Node| Entry {
+        key: k.into(),
+        key_span: span,
+        value,
+    };
+    let map = |entries: Vec<Entry>| Node::new(span, Style::None, Value::Map(entries));
+    let mut entries = Vec::new();
+    let mut end = 0;
+    for key in ["apiVersion", "kind", "metadata"] {
+        if let Some(n) = root.get(key) {
+            end = end.max(n.span.end());
+            entries.push(entry(key, detached(n)));
+        }
+    }
+    if root.get("kind").and_then(Node::as_str) == Some("CustomResourceDefinition") {
+        let (spec, pruf_end) = crd_spec_summary(root, span);
+        end = end.max(pruf_end);
+        entries.push(entry("spec", spec));
+    }
+    (map(entries), end)
+}
+
+/// A copy of `node` whose strings are its own: a long string of a parsed tree is a range of
+/// the file's text and would keep all of it alive.
+fn detached(node: &Node) -> Node {
+    use tree::{Text, Value};
+    let mut copy = node.clone();
+    let mut stack = vec![&mut copy];
+    while let Some(n) = stack.pop() {
+        match &mut n.value {
+            Value::String(t) => *t = Text::from(t.as_str()),
+            Value::Seq(items) => stack.extend(items.iter_mut()),
+            Value::Map(entries) => {
+                for e in entries.iter_mut() {
+                    e.key = Text::from(e.key.as_str());
+                    stack.push(&mut e.value);
+                }
+            }
+            _ => {}
+        }
+    }
+    copy
+}
+
+/// The part of a CRD's `spec` that [`manifest_summary`] keeps, and the end of a kept
+/// `preserveUnknownFields` (0 without one).
+fn crd_spec_summary(root: &Node, span: Span) -> (Node, usize) {
+    use tree::{Entry, Style, Value};
     let string = |s: &str| Node::new(span, Style::None, Value::String(s.into()));
     let entry = |k: &str, value: Node| Entry {
         key: k.into(),
@@ -416,18 +465,26 @@ fn crd_summary(root: &Node) -> Option<Node> {
         "versions",
         Node::new(span, Style::None, Value::Seq(versions)),
     ));
-    Some(map(vec![
-        entry("kind", string("CustomResourceDefinition")),
-        entry("spec", map(spec_entries)),
-    ]))
+    let mut end = 0;
+    if let Some(p) = spec
+        .and_then(|s| s.get("preserveUnknownFields"))
+        .filter(|p| p.value != Value::Bool(false))
+    {
+        end = p.span.end();
+        spec_entries.push(entry("preserveUnknownFields", detached(p)));
+    }
+    (map(spec_entries), end)
 }
 
 /// A bundle's manifests other than the CSV (CRDs, mostly: 90 % of a bundle repository's bytes)
-/// are read by no rule once they parsed cleanly: their trees and text are dropped right after
-/// parsing, so a repository's memory is its CSVs and metadata, not its CRD schemas. Each
-/// document stays as a placeholder (document counts do not change). Kept whole: a file with a
-/// load problem or a repeated key (findings point into it), one that names olmlint (an inline
-/// suppression must be seen), and any file outside `manifests/`.
+/// are read by no rule beyond [`manifest_summary`] once they parsed cleanly: the rest of their
+/// trees and their text after the last summarised value are dropped right after parsing, so a
+/// repository's memory is its CSVs and metadata, not its CRD schemas (what is kept of the
+/// text is the few lines findings about the summary point at). Each document stays (document
+/// counts do not change). Kept whole: a file with a load problem or a repeated key (findings
+/// point into it), one with a document that is neither empty nor a mapping with a string
+/// `kind`, or that is a list (OLM v1 quotes the one, flattens the other), one that names
+/// olmlint (an inline suppression must be seen), and any file outside `manifests/`.
 fn slim_manifest(file: &mut LoadedFile) {
     let in_manifests = || {
         file.source
@@ -439,8 +496,14 @@ fn slim_manifest(file: &mut LoadedFile) {
     let read_by_rules = |d: &RawDoc| {
         d.failed
             || d.repeated_keys
-            || d.root.as_ref().is_some_and(|r| {
-                r.get("kind").and_then(Node::as_str) == Some("ClusterServiceVersion")
+            || d.root.as_ref().is_some_and(|r| match r.value {
+                tree::Value::Null => false,
+                tree::Value::Map(_) => {
+                    let kind = r.get("kind").and_then(Node::as_str);
+                    kind.is_none_or(|k| k.is_empty() || k == "ClusterServiceVersion")
+                        || r.get("items").is_some()
+                }
+                _ => true,
             })
     };
     if !matches!(file.role, Role::Bundle(_))
@@ -451,16 +514,25 @@ fn slim_manifest(file: &mut LoadedFile) {
     {
         return;
     }
+    let mut keep = 0;
     for d in &mut file.docs {
-        if let Some(root) = d.root.as_mut() {
-            *root = crd_summary(root)
-                .unwrap_or_else(|| Node::new(root.span, tree::Style::None, tree::Value::Null));
+        if let Some(root) = d.root.as_mut().filter(|r| !r.is_null()) {
+            let (summary, end) = manifest_summary(root);
+            keep = keep.max(end);
+            *root = summary;
         }
     }
+    let text = file.source.text.as_str();
+    // Whole lines: a finding shows the line it points at.
+    let keep = text
+        .get(keep..)
+        .and_then(|rest| memchr::memchr(b'\n', rest.as_bytes()))
+        .map_or(text.len(), |nl| keep + nl + 1);
+    let kept = text.get(..keep).unwrap_or_default().to_string();
     file.source = SourceFile::new(
         std::mem::take(&mut file.source.display),
         std::mem::take(&mut file.source.path),
-        String::new(),
+        kept,
     );
 }
 

@@ -485,7 +485,10 @@ impl<'a> Builder<'a> {
                 self.scalar(style, value, anchor, span)
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _)
-                if anchor == 0 && self.in_elided_value && self.stack.len() == VALUE_DEPTH + 1 =>
+                if anchor == 0
+                    && self.in_elided_value
+                    && self.stack.len() == VALUE_DEPTH + 1
+                    && !super::elide::built(self.top_key()) =>
             {
                 let map = matches!(event, Event::MappingStart(..));
                 self.skip_open(map, span)
@@ -664,6 +667,16 @@ impl<'a> Builder<'a> {
             ));
         }
         Ok(())
+    }
+
+    /// The key being read in the innermost open mapping.
+    fn top_key(&self) -> Option<&str> {
+        match self.stack.last() {
+            Some(Frame::Map {
+                key: Some((k, _)), ..
+            }) => Some(k.as_str()),
+            _ => None,
+        }
     }
 
     /// Whether the mapping about to open is an `olm.csv.metadata` value.
