@@ -2,6 +2,7 @@
 //! install and upgrade these bundles, under the target's profile (its feature gates)?
 //! One module per concern; each reads the model and pushes diagnostics.
 
+mod acceptance;
 mod dependencies;
 mod names;
 mod picks;
@@ -13,7 +14,10 @@ use crate::config::Config;
 use olmlint_base::diag::Diagnostic;
 
 /// The rule family `--target olmv1` turns on (with OLM711, the dependency check).
-pub const RULES: &[&str] = &["OLM711", "OLM755", "OLM756", "OLM757", "OLM758", "OLM759"];
+pub const RULES: &[&str] = &[
+    "OLM711", "OLM750", "OLM751", "OLM752", "OLM753", "OLM754", "OLM755", "OLM756", "OLM757",
+    "OLM758", "OLM759",
+];
 
 /// Rules about OLM v0's own resolver, dependency semantics and upgrade graph: left out when
 /// the targets do not include v0 (OLM v1 resolves no dependencies, and its upgrade edges
@@ -47,6 +51,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(profile) = ctx.config.targets.olmv1.as_ref() else {
         return;
     };
+    acceptance::check(ctx, profile, out);
     names::check(ctx, out);
     let packages = picks::Packages::of(ctx, profile.gates.bundle_release_support);
     dependencies::check(ctx, &packages, out);
