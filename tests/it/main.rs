@@ -33,6 +33,7 @@ mod image_references;
 mod indexignore;
 mod known_findings;
 mod libyaml;
+mod olmv1_acceptance;
 mod olmv1_catalog;
 mod olmv1_resolve;
 mod open_world;
