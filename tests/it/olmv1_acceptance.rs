@@ -1308,7 +1308,7 @@ fn layout_refuses_files_that_do_not_decode_as_objects() {
             &[(&format!("manifests/{name}"), (*text).into())],
         );
         let d = v1(b.path());
-        assert_eq!(messages(&d, "OLM752"), [want.clone()], "{name}");
+        assert_eq!(messages(&d, "OLM752"), std::slice::from_ref(want), "{name}");
         // What does not decode is not also an object of another rule.
         assert!(of(&d, "OLM751").is_empty(), "{name}: {d:#?}");
     }

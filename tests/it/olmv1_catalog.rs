@@ -552,3 +552,58 @@ fn graphs_show_olm_v1_edges() {
     assert!(page.contains("OLM v1 (no channel)"));
     assert!(page.contains("class=\"olmv1\""));
 }
+
+/// An acceptance refusal (OLM750) is an error on the bundle OLM v1 picks by default and a
+/// warning on an older one, as OLM711.
+#[test]
+fn refusals_are_errors_on_default_picks() {
+    let own_only = "  - type: olm.csv.metadata\n    value:\n      installModes:\n        - {type: OwnNamespace, supported: true}\n        - {type: AllNamespaces, supported: false}\n";
+    let text = catalog(
+        "stable",
+        &[(
+            "stable",
+            "  - name: foo.v1.0.0\n  - name: foo.v1.1.0\n    replaces: foo.v1.0.0\n  - name: foo.v1.2.0\n    replaces: foo.v1.1.0\n",
+        )],
+        &[
+            ("foo.v1.0.0", "1.0.0", own_only),
+            ("foo.v1.1.0", "1.1.0", own_only),
+            ("foo.v1.2.0", "1.2.0", own_only),
+        ],
+    );
+    let d = lint_text(&["--target", "olmv1"], &[("catalog.yaml", &text)]);
+    let sev = |b: &str| {
+        of(&d, "OLM750")
+            .into_iter()
+            .find(|x| x["bundle"] == b)
+            .map(|x| x["severity"].as_str().unwrap().to_string())
+    };
+    // 1.2.0: the package's pick; 1.1.0: where installs of 1.0.0 go; 1.0.0: only when pinned.
+    assert_eq!(sev("foo.v1.2.0").as_deref(), Some("error"), "{d:#?}");
+    assert_eq!(sev("foo.v1.1.0").as_deref(), Some("error"), "{d:#?}");
+    assert_eq!(sev("foo.v1.0.0").as_deref(), Some("warning"), "{d:#?}");
+    let m = of(&d, "OLM750")
+        .into_iter()
+        .find(|x| x["bundle"] == "foo.v1.0.0")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        m.starts_with("unsupported bundle: bundle does not support AllNamespaces install mode"),
+        "{m}"
+    );
+    assert!(
+        m.contains("only when a ClusterExtension pins this version"),
+        "{m}"
+    );
+    // With Single/OwnNamespace support on, none is refused (each gets the watchNamespace
+    // note).
+    let d = lint_text(
+        &["--target", "olmv1=upstream-experimental"],
+        &[("catalog.yaml", &text)],
+    );
+    assert!(
+        of(&d, "OLM750").iter().all(|x| x["severity"] == "info"),
+        "{d:#?}"
+    );
+}

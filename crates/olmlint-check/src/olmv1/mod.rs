@@ -51,9 +51,15 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     let Some(profile) = ctx.config.targets.olmv1.as_ref() else {
         return;
     };
-    acceptance::check(ctx, profile, out);
-    names::check(ctx, out);
     let packages = picks::Packages::of(ctx, profile.gates.bundle_release_support);
+    let mut accepted = Vec::new();
+    acceptance::check(ctx, profile, &mut accepted);
+    out.extend(
+        accepted
+            .into_iter()
+            .map(|d| picks::by_default_pick(&packages, d)),
+    );
+    names::check(ctx, out);
     dependencies::check(ctx, &packages, out);
     ranking::check(ctx, &packages, out);
     upgrades::check(ctx, &packages, out);

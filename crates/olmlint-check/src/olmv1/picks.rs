@@ -11,6 +11,7 @@
 //! then refuses breaks every unpinned ClusterExtension of the package.
 
 use crate::Ctx;
+use olmlint_base::diag::{Diagnostic, Severity};
 use olmlint_model::olmv1::{PackageView, SuccessorIndex, UpgradeTargets};
 use std::collections::HashMap;
 
@@ -97,6 +98,30 @@ impl<'c, 'a> Facts<'c, 'a> {
             ),
         }
     }
+}
+
+/// Refusals that matter only when OLM v1 picks the bundle (OLM750, OLM751, OLM752 on a
+/// catalog's bundle or a bundle directory): an error on a default pick, a warning elsewhere
+/// (only a ClusterExtension pinning that version meets it), as OLM711.
+pub fn by_default_pick(packages: &Packages<'_, '_>, mut d: Diagnostic) -> Diagnostic {
+    if !matches!(d.rule, "OLM750" | "OLM751" | "OLM752") || d.severity != Severity::Error {
+        return d;
+    }
+    let (Some(package), Some(bundle)) = (d.package.as_deref(), d.bundle.as_deref()) else {
+        return d;
+    };
+    let Some(f) = packages.get(package) else {
+        return d;
+    };
+    let picked = f
+        .view
+        .bundle(bundle)
+        .and_then(|p| f.picks.get(p).copied().flatten());
+    if picked.is_none() && f.view.bundle(bundle).is_some() {
+        d.severity = Severity::Warning;
+        d.message.push_str(" (OLM v1 meets this only when a ClusterExtension pins this version: it picks another bundle of the package by default)");
+    }
+    d
 }
 
 /// Every package of the linted catalog, by name.
