@@ -48,16 +48,9 @@ pub struct GraphArgs {
 pub use crate::graph_command::GraphFormat;
 
 pub(super) fn graph(args: &GraphArgs) -> i32 {
-    let targets = if args.target.is_empty() {
-        None
-    } else {
-        match olmlint_semantics::olmv1::Targets::parse(args.target.iter().map(String::as_str)) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                eprintln!("olmlint: --target: {e}");
-                return 2;
-            }
-        }
+    let targets = match super::targets(&args.target) {
+        Ok(t) => t,
+        Err(code) => return code,
     };
     let req = crate::graph_command::Request {
         targets,

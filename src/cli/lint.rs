@@ -50,17 +50,7 @@ fn lint_stages(args: &LintArgs, started: std::time::Instant) -> Result<i32, i32>
 
 /// The pipeline's options from the arguments.
 fn options(args: &LintArgs) -> Result<crate::lint::Options, i32> {
-    let targets = if args.target.is_empty() {
-        None
-    } else {
-        match olmlint_semantics::olmv1::Targets::parse(args.target.iter().map(String::as_str)) {
-            Ok(t) => Some(t),
-            Err(e) => {
-                say(&format!("--target: {e}"));
-                return Err(2);
-            }
-        }
-    };
+    let targets = super::targets(&args.target)?;
     Ok(crate::lint::Options {
         paths: args.paths.clone(),
         config: args.config.clone(),

@@ -328,3 +328,17 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     }
     Ok(v)
 }
+
+/// `--target` (repeatable, comma-separated): `None` when not given; a mistake is a usage
+/// error (exit 2), said on stderr.
+fn targets(given: &[String]) -> Result<Option<olmlint_semantics::olmv1::Targets>, i32> {
+    if given.is_empty() {
+        return Ok(None);
+    }
+    olmlint_semantics::olmv1::Targets::parse(given.iter().map(String::as_str))
+        .map(Some)
+        .map_err(|e| {
+            say(&format!("--target: {e}"));
+            2
+        })
+}

@@ -100,18 +100,7 @@ pub(super) fn resolve(args: &ResolveArgs) -> i32 {
     };
     match crate::resolve::run(&req) {
         Ok(answer) => {
-            match args.format {
-                ResolveFormat::Json => println!(
-                    "{}",
-                    olmlint_base::escape::json_text(
-                        serde_json::to_string_pretty(&answer).unwrap_or_default()
-                    )
-                ),
-                ResolveFormat::Human => print!(
-                    "{}",
-                    olmlint_report::terminal_safe(&crate::resolve::render(&answer), false)
-                ),
-            }
+            print_answer(args.format, &answer, crate::resolve::render);
             i32::from(!answer.installable)
         }
         Err(e) => {
@@ -181,20 +170,22 @@ fn resolve_v1(args: &ResolveArgs, target: &str) -> i32 {
     };
     match crate::resolve_v1::run(&req) {
         Ok(answer) => {
-            match args.format {
-                ResolveFormat::Json => println!(
-                    "{}",
-                    olmlint_base::escape::json_text(
-                        serde_json::to_string_pretty(&answer).unwrap_or_default()
-                    )
-                ),
-                ResolveFormat::Human => print!(
-                    "{}",
-                    olmlint_report::terminal_safe(&crate::resolve_v1::render(&answer), false)
-                ),
-            }
+            print_answer(args.format, &answer, crate::resolve_v1::render);
             crate::resolve_v1::exit_code(&answer)
         }
         Err(e) => usage(&e),
+    }
+}
+
+/// An answer as JSON (escaped for a terminal-free reader) or in the human form `render` gives.
+fn print_answer<T: serde::Serialize>(format: ResolveFormat, answer: &T, render: fn(&T) -> String) {
+    match format {
+        ResolveFormat::Json => println!(
+            "{}",
+            olmlint_base::escape::json_text(
+                serde_json::to_string_pretty(answer).unwrap_or_default()
+            )
+        ),
+        ResolveFormat::Human => print!("{}", olmlint_report::terminal_safe(&render(answer), false)),
     }
 }

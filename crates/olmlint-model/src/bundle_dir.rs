@@ -156,7 +156,7 @@ fn decode_annotation(node: &Node) -> Result<Node, String> {
 }
 
 /// Point every node of an embedded document at the string that holds it.
-fn respan(root: &mut Node, span: Span) {
+pub fn respan(root: &mut Node, span: Span) {
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
         n.span = span;

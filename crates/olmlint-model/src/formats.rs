@@ -196,20 +196,6 @@ pub fn dns1123_label_errors(s: &str) -> Vec<&'static str> {
     errs
 }
 
-/// `k8s.io/apimachinery` `IsDNS1123Subdomain`'s messages for `s` (empty when it is one).
-pub fn dns1123_subdomain_errors(s: &str) -> Vec<&'static str> {
-    let mut errs = Vec::new();
-    if s.len() > 253 {
-        errs.push("must be no more than 253 characters");
-    }
-    if !s.split('.').all(label_chars_ok) {
-        errs.push(DNS1123_SUBDOMAIN_MESSAGE);
-    }
-    errs
-}
-
-pub const DNS1123_SUBDOMAIN_MESSAGE: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-
 pub const DNS1123_MESSAGE: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 /// Value of each byte in the standard base64 alphabet; [`SKIP`] for the line breaks Go's

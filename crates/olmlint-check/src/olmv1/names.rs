@@ -4,9 +4,9 @@
 //! (operator-controller `api/v1/clusterextension_types.go`). Package names need no check
 //! here: OLM101 already requires a DNS-1123 label, which is stricter.
 
+use super::acceptance::dns::dns1123_subdomain as dns1123_subdomain_errors;
 use crate::Ctx;
 use olmlint_base::diag::{Diagnostic, Severity};
-use olmlint_model::formats::dns1123_subdomain_errors;
 
 pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
     for ch in &ctx.catalog.channels {

@@ -239,7 +239,7 @@ pub fn bundle_objects(b: &Bundle<'_>) -> Vec<(usize, Node)> {
             continue;
         }
         for mut root in docs.into_iter().filter_map(|d| d.root) {
-            respan(&mut root, data.span);
+            olmlint_model::bundle_dir::respan(&mut root, data.span);
             out.push((p.file, root));
         }
     }
@@ -302,24 +302,6 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
         }
     }
     (n == 0).then_some(out)
-}
-
-/// Point every node of a decoded document at the string that holds it.
-fn respan(root: &mut Node, span: Span) {
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        n.span = span;
-        match &mut n.value {
-            Value::Seq(items) => stack.extend(items.iter_mut()),
-            Value::Map(entries) => {
-                for e in entries.iter_mut() {
-                    e.key_span = span;
-                    stack.push(&mut e.value);
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 #[cfg(test)]

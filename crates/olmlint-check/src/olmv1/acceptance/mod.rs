@@ -13,7 +13,7 @@ mod apply_time;
 mod bundle;
 mod coupling;
 mod csv;
-mod dns;
+pub(super) mod dns;
 mod gating;
 mod layout;
 mod validator;
