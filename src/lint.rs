@@ -53,6 +53,10 @@ pub struct Options {
     /// changed or deleted file, and those holding a deleted file. Discovery of a given
     /// directory (its Dockerfiles, its pipelines) runs once per run, not once per stage.
     pub change_catalogs: Option<(Vec<PathBuf>, Vec<PathBuf>)>,
+    /// An editor's unsaved buffers (`olmlint server`), read in place of the disk's files.
+    pub overlay: Option<std::sync::Arc<load::overlay::Overlay>>,
+    /// Set when the run is no longer wanted: the checks stop early ([`Config::expired`]).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 pub struct Outcome {
@@ -368,7 +372,10 @@ fn plan(opts: &Options) -> Result<Plan, String> {
     };
     let (mut config, config_file, config_diags) = match &config_path {
         Some(p) => {
-            let (c, f, d) = Config::load(p)?;
+            let (c, f, d) = match opts.overlay.as_ref().and_then(|o| o.buffer(p)) {
+                Some(text) => Config::from_bytes(p, text.as_bytes().to_vec())?,
+                None => Config::load(p)?,
+            };
             (c, Some(f), d)
         }
         None => (
@@ -416,6 +423,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
         }
         None => None,
     };
+    config.cancel = opts.cancel.clone();
     config.deadline = config
         .timeout
         .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t.min(1e9)));
@@ -480,7 +488,10 @@ struct Read {
 /// The load stage: every catalog read in parallel, then the configuration and cluster files
 /// appended (findings point into them).
 fn read(opts: &Options, plan: &mut Plan) -> Read {
-    let limits = plan.config.limits.clone();
+    let limits = load::Limits {
+        overlay: opts.overlay.clone(),
+        ..plan.config.limits.clone()
+    };
     let linted_scopes = plan.paths.len();
     let context_end = linted_scopes + plan.context_paths.len();
     let all_paths: Vec<PathBuf> = plan

@@ -74,6 +74,8 @@ fn options(args: &LintArgs) -> Result<crate::lint::Options, i32> {
         graph: None,
         planned: false,
         change_catalogs: None,
+        overlay: None,
+        cancel: None,
     })
 }
 
@@ -133,7 +135,7 @@ fn run_or_fix(args: &LintArgs, opts: &crate::lint::Options) -> Result<crate::lin
 /// A mistake in `.olmlint.yaml` or the cluster properties (OLM011) stops the run with exit
 /// 2 whatever `--fail-on` says (a misspelt key must not silently switch checks off): the
 /// report, in the requested format, holds only those mistakes. Returns how many there are.
-fn keep_only_config_mistakes(outcome: &mut crate::lint::Outcome) -> usize {
+pub(super) fn keep_only_config_mistakes(outcome: &mut crate::lint::Outcome) -> usize {
     let config_mistakes = outcome.diags.iter().filter(|d| d.rule == "OLM011").count();
     if config_mistakes > 0 {
         outcome.diags.retain(|d| d.rule == "OLM011");

@@ -53,6 +53,9 @@ pub struct Config {
     /// `targets:` (`--target`): the OLM generations the catalogs must work with, and OLM v1's
     /// profile with `olmv1-feature-gates:` applied.
     pub targets: olmlint_semantics::olmv1::Targets,
+    /// Set when the run's result is no longer wanted (an editor's newer edit): the checks
+    /// stop as at the deadline, and the caller discards the run.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Config {
@@ -64,10 +67,15 @@ impl Config {
         }
     }
 
-    /// Whether the run's deadline has passed: checks stop starting new work (OLM012).
+    /// Whether the run's deadline has passed, or the run was cancelled: checks stop
+    /// starting new work (OLM012).
     pub fn expired(&self) -> bool {
         self.deadline
             .is_some_and(|d| std::time::Instant::now() >= d)
+            || self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     pub fn defaults(base: PathBuf) -> Self {
@@ -140,6 +148,20 @@ impl Config {
                 olmlint_load::io::read_regular(path, MAX_CONFIG_SIZE).map_err(|e| e.to_string())
             })
             .map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        Self::from_bytes(path, bytes)
+    }
+
+    /// [`Config::load`] of `bytes` as the text of `path` (an editor's unsaved buffer).
+    pub fn from_bytes(
+        path: &Path,
+        bytes: Vec<u8>,
+    ) -> Result<(Config, LoadedFile, Vec<Diagnostic>), String> {
+        if bytes.len() as u64 > MAX_CONFIG_SIZE {
+            return Err(format!(
+                "cannot read config {}: larger than {MAX_CONFIG_SIZE} bytes",
+                path.display()
+            ));
+        }
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let file = parse_bytes(
             olmlint_load::display_path(path),

@@ -24,6 +24,7 @@ mod elide;
 pub mod json;
 mod lenient;
 pub mod names;
+pub mod overlay;
 pub mod scalar;
 pub mod walk;
 pub mod yaml;
@@ -56,6 +57,8 @@ pub struct Limits {
     /// What aliases have expanded to in this run, over all files: shared by the clones of
     /// one run's limits.
     pub run_expansion: std::sync::Arc<Expansion>,
+    /// An editor's unsaved buffers, read in place of the files at their paths.
+    pub overlay: Option<std::sync::Arc<overlay::Overlay>>,
 }
 
 /// The run-wide alias budgets are this many times the per-file ones: many files each just
@@ -96,6 +99,7 @@ impl Default for Limits {
             max_file_size: 64 << 20,
             max_nodes: 8_000_000,
             run_expansion: Default::default(),
+            overlay: None,
         }
     }
 }
@@ -317,6 +321,9 @@ fn load_file_isolated(
 }
 
 fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFile, IoProblem> {
+    if let Some(text) = limits.overlay.as_ref().and_then(|o| o.buffer(&f.path)) {
+        return Ok(load_buffer(f, text, limits, build));
+    }
     let io = |m: String| IoProblem::unreadable(f.display.clone(), m);
     // One open and one `fstat` decide everything: only a regular file is read, and never
     // more than the limit, whatever its size said (a file can grow between the two).
@@ -327,22 +334,7 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
             format!("cannot read: {e}")
         })
     })?;
-    let too_large = |message: String| {
-        let problem = LoadProblem::limit(
-            Span::new(0, 0),
-            message,
-            "Raise `limits.max-file-size` in .olmlint.yaml if this file is really part of the catalog.",
-        );
-        LoadedFile {
-            source: SourceFile::new(f.display.clone(), f.path.clone(), String::new()),
-            scope: f.scope,
-            format: Format::Yaml,
-            role: f.role.clone(),
-            docs: vec![],
-            problems: vec![problem],
-            embedded: Default::default(),
-        }
-    };
+    let too_large = |message: String| too_large(f, message);
     if meta.len() > limits.max_file_size {
         return Ok(too_large(format!(
             "file is {} bytes, larger than the {}-byte limit; it was not linted",
@@ -371,6 +363,49 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
         slim_manifest(&mut file);
     }
     Ok(file)
+}
+
+/// A file over `limits.max-file-size`: not parsed, one finding.
+fn too_large(f: &walk::Found, message: String) -> LoadedFile {
+    let problem = LoadProblem::limit(
+        Span::new(0, 0),
+        message,
+        "Raise `limits.max-file-size` in .olmlint.yaml if this file is really part of the catalog.",
+    );
+    LoadedFile {
+        source: SourceFile::new(f.display.clone(), f.path.clone(), String::new()),
+        scope: f.scope,
+        format: Format::Yaml,
+        role: f.role.clone(),
+        docs: vec![],
+        problems: vec![problem],
+        embedded: Default::default(),
+    }
+}
+
+/// A file an editor holds unsaved: its buffer parsed under the same limits as the disk's
+/// files, and kept whole (the editor shows all of it, so no manifest is slimmed).
+fn load_buffer(f: &walk::Found, text: &str, limits: &Limits, build: Build) -> LoadedFile {
+    if text.len() as u64 > limits.max_file_size {
+        return too_large(
+            f,
+            format!(
+                "the buffer is {} bytes, larger than the {}-byte limit; it was not linted",
+                text.len(),
+                limits.max_file_size
+            ),
+        );
+    }
+    let mut file = parse_bytes_building(
+        f.display.clone(),
+        f.path.clone(),
+        f.role.clone(),
+        text.as_bytes().to_vec(),
+        limits,
+        build,
+    );
+    file.scope = f.scope;
+    file
 }
 
 /// What the rules read of a manifest that is not a CSV: its `apiVersion`, `kind` and
