@@ -13,6 +13,7 @@ mod info;
 mod lint;
 mod lint_args;
 mod resolve;
+mod server;
 
 pub use graph::GraphArgs;
 pub use lint_args::LintArgs;
@@ -61,6 +62,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Run the language server on stdin and stdout (LSP): findings in the editor as you
+    /// type, for the catalog each open file belongs to, judged whole.
+    Server,
     /// Print the man page (roff: `olmlint man | man -l -`), or with --dir write one page per
     /// command (olmlint.1, olmlint-lint.1, ...) into a directory.
     Man {
@@ -197,6 +201,12 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
+    if matches!(cli.command, Command::Server) {
+        // A session of many runs: each frees what it built, and none holds a worker of the
+        // pool while the server waits for the editor.
+        EXITING.store(false, std::sync::atomic::Ordering::Relaxed);
+        return server::server();
+    }
     // The hard stop: the checks honour --timeout themselves; this catches what they cannot
     // interrupt (a huge load) so that CI never hangs.
     let hard_stop = match &cli.command {
@@ -261,6 +271,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Schema { name } => info::schema(name.as_deref()),
         Command::Completions { shell } => info::completions(shell),
         Command::Man { dir } => info::man(dir.as_deref()),
+        Command::Server => server::server(),
     }
 }
 

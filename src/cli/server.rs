@@ -1,0 +1,33 @@
+//! `olmlint server`: the language server (crates/olmlint-server) over this package's lint run.
+
+use olmlint_server::{Engine, Run, Snapshot};
+
+/// The lint run of `olmlint lint CATALOG`, on the catalog the server names, with the
+/// editor's buffers overlaid: the same discovery of the configuration, the same limits and
+/// the same filters; findings capped per rule and file as the report caps them.
+struct Lint;
+
+impl Engine for Lint {
+    fn lint(&self, run: &Run) -> Result<Snapshot, String> {
+        let opts = crate::lint::Options {
+            paths: vec![run.root.clone()],
+            // The catalog is decided already (as for `--only-files`): no discovery again.
+            planned: true,
+            overlay: Some(run.overlay.clone()),
+            cancel: Some(run.cancel.clone()),
+            ..Default::default()
+        };
+        let mut outcome = crate::lint::run(&opts)?;
+        super::lint::keep_only_config_mistakes(&mut outcome);
+        outcome.cap_for_report();
+        Ok(Snapshot {
+            files: outcome.files,
+            diags: outcome.diags,
+        })
+    }
+}
+
+/// Serves one editor on stdin and stdout; the exit code the protocol asks for.
+pub(super) fn server() -> i32 {
+    olmlint_server::run(Lint)
+}
