@@ -171,6 +171,7 @@ fn the_crates_are_the_layers() {
                 "olmlint-semantics",
             ][..],
         ),
+        ("olmlint-server", &["olmlint-base", "olmlint-load"][..]),
         (
             "olmlint",
             &[
@@ -180,6 +181,7 @@ fn the_crates_are_the_layers() {
                 "olmlint-model",
                 "olmlint-report",
                 "olmlint-semantics",
+                "olmlint-server",
             ][..],
         ),
     ]

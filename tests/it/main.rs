@@ -52,6 +52,7 @@ mod resolve_cases;
 mod root_causes;
 mod rule_docs;
 mod schema;
+mod server;
 mod templates;
 mod upgrade;
 mod upstream;

@@ -285,7 +285,7 @@ fn crate_metadata_and_published_files() {
     assert!(license.contains("Version 2.0, January 2004"));
 
     // Each crate of the workspace ships its sources and what they embed; nothing else.
-    let wants: [(&str, &[&str]); 7] = [
+    let wants: [(&str, &[&str]); 8] = [
         (
             "olmlint",
             &[
@@ -312,6 +312,7 @@ fn crate_metadata_and_published_files() {
             &["schemas/olmlint-config.schema.json", "src/config.rs"],
         ),
         ("olmlint-report", &["src/sarif.rs", "src/graph/mod.rs"]),
+        ("olmlint-server", &["src/lib.rs", "src/worker.rs"]),
     ];
     for (package, wanted) in wants {
         let out = Command::new(env!("CARGO"))

@@ -1,0 +1,563 @@
+//! `olmlint server`, driven over stdio as an editor drives it: initialize, open, edit (with
+//! incremental changes), close, shutdown and exit; the diagnostics it publishes compared
+//! with what `olmlint lint` reports on the same content saved.
+
+use crate::common::write_files;
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// A language client: Content-Length framing over the server's stdin and stdout, messages
+/// read on a thread of their own and waited for with a deadline.
+mod rpc {
+    use serde_json::{json, Value};
+    use std::collections::VecDeque;
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Child, ChildStdin, Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    /// How long a test waits for one message: the machine may be busy with other builds.
+    const PATIENCE: Duration = Duration::from_secs(60);
+
+    pub struct Client {
+        child: Child,
+        stdin: Option<ChildStdin>,
+        inbox: mpsc::Receiver<Value>,
+        /// Received, not yet asked for.
+        pending: VecDeque<Value>,
+        next_id: i64,
+    }
+
+    fn read_message(out: &mut impl BufRead) -> Option<Value> {
+        let mut length = None;
+        loop {
+            let mut line = String::new();
+            if out.read_line(&mut line).ok()? == 0 {
+                return None;
+            }
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':') {
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = value.trim().parse::<usize>().ok();
+                }
+            }
+        }
+        let mut body = vec![0; length?];
+        out.read_exact(&mut body).ok()?;
+        Some(serde_json::from_slice(&body).expect("the server writes JSON"))
+    }
+
+    impl Client {
+        pub fn start(cwd: &std::path::Path) -> Self {
+            let mut child = Command::new(env!("CARGO_BIN_EXE_olmlint"))
+                .arg("server")
+                .current_dir(cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .spawn()
+                .unwrap();
+            let stdin = child.stdin.take();
+            let mut stdout = BufReader::new(child.stdout.take().unwrap());
+            let (tx, inbox) = mpsc::channel();
+            std::thread::spawn(move || {
+                while let Some(m) = read_message(&mut stdout) {
+                    if tx.send(m).is_err() {
+                        return;
+                    }
+                }
+            });
+            Client {
+                child,
+                stdin,
+                inbox,
+                pending: VecDeque::new(),
+                next_id: 1,
+            }
+        }
+
+        fn send(&mut self, message: Value) {
+            let body = serde_json::to_vec(&message).unwrap();
+            let stdin = self.stdin.as_mut().unwrap();
+            write!(stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+            stdin.write_all(&body).unwrap();
+            stdin.flush().unwrap();
+        }
+
+        pub fn notify(&mut self, method: &str, params: Value) {
+            self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        }
+
+        /// Sends a request and waits for its response (the whole response object).
+        pub fn request(&mut self, method: &str, params: Value) -> Value {
+            let id = self.next_id;
+            self.next_id += 1;
+            self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+            self.wait(&format!("the response to {method}"), |m| {
+                m["id"] == id && m.get("method").is_none()
+            })
+        }
+
+        /// The first message (already received or coming) that `wanted` accepts.
+        pub fn wait(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+            if let Some(i) = self.pending.iter().position(&wanted) {
+                return self.pending.remove(i).unwrap();
+            }
+            let deadline = Instant::now() + PATIENCE;
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                let m = self.inbox.recv_timeout(left).unwrap_or_else(|_| {
+                    panic!(
+                        "no {what} within {PATIENCE:?}; received meanwhile: {:#?}",
+                        self.pending
+                    )
+                });
+                if wanted(&m) {
+                    return m;
+                }
+                self.pending.push_back(m);
+            }
+        }
+
+        /// The next diagnostics published for `uri`: the notification's parameters.
+        pub fn diagnostics(&mut self, uri: &str) -> Value {
+            let m = self.wait(&format!("publishDiagnostics for {uri}"), |m| {
+                m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+            });
+            m["params"].clone()
+        }
+
+        /// The diagnostics published for `uri` at `version` (earlier ones skipped: a run
+        /// started before the document was opened publishes the file as saved).
+        pub fn diagnostics_at(&mut self, uri: &str, version: i32) -> Value {
+            let m = self.wait(&format!("publishDiagnostics for {uri} v{version}"), |m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == uri
+                    && m["params"]["version"] == version
+            });
+            m["params"].clone()
+        }
+
+        /// Every message received and not asked for.
+        pub fn unread(&mut self) -> Vec<Value> {
+            while let Ok(m) = self.inbox.try_recv() {
+                self.pending.push_back(m);
+            }
+            self.pending.iter().cloned().collect()
+        }
+
+        /// `exit` (after `shutdown` when `shutdown`): the server's exit code.
+        pub fn exit(mut self, shutdown: bool) -> i32 {
+            if shutdown {
+                let r = self.request("shutdown", Value::Null);
+                assert_eq!(r["result"], Value::Null, "{r}");
+            }
+            self.notify("exit", Value::Null);
+            drop(self.stdin.take());
+            let deadline = Instant::now() + PATIENCE;
+            loop {
+                if let Some(status) = self.child.try_wait().unwrap() {
+                    return status.code().unwrap();
+                }
+                assert!(Instant::now() < deadline, "the server did not exit");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+
+    impl Drop for Client {
+        fn drop(&mut self) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn uri(path: &Path) -> String {
+    format!("file://{}", path.canonicalize().unwrap().display())
+}
+
+fn initialize(client: &mut rpc::Client, folder: Option<&Path>, encodings: &[&str]) -> Value {
+    let folders = folder.map_or(Value::Null, |f| json!([{"uri": uri(f), "name": "repo"}]));
+    let r = client.request(
+        "initialize",
+        json!({
+            "processId": null,
+            "rootUri": null,
+            "capabilities": {"general": {"positionEncodings": encodings}},
+            "workspaceFolders": folders,
+        }),
+    );
+    client.notify("initialized", json!({}));
+    r["result"].clone()
+}
+
+fn open(client: &mut rpc::Client, path: &Path, version: i32) {
+    let text = std::fs::read_to_string(path).unwrap();
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(path), "languageId": "yaml", "version": version, "text": text}}),
+    );
+}
+
+/// An incremental change replacing `range` ((line, character) to (line, character)).
+fn change(client: &mut rpc::Client, path: &Path, version: i32, range: [(u32, u32); 2], text: &str) {
+    let [(l1, c1), (l2, c2)] = range;
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri(path), "version": version},
+            "contentChanges": [{
+                "range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}},
+                "text": text,
+            }],
+        }),
+    );
+}
+
+fn of_rule<'a>(params: &'a Value, rule: &str) -> Vec<&'a Value> {
+    params["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == rule)
+        .collect()
+}
+
+/// Every file under `dir` with its contents and modification time.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let modified = std::fs::metadata(&p).unwrap().modified().unwrap();
+                out.push((p.clone(), std::fs::read(&p).unwrap(), modified));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A bundle whose dependency is written with a key OLM's strict decoder rejects (`name`
+/// for `packageName`), on a line whose text before the key has characters outside the
+/// Basic Multilingual Plane, so UTF-16 and UTF-8 positions differ.
+const BROKEN_CONSTRAINT: &str = "---
+schema: olm.package
+name: foo
+defaultChannel: stable
+---
+schema: olm.channel
+package: foo
+name: stable
+entries:
+  - name: foo.v1.0.0
+---
+schema: olm.bundle
+package: foo
+name: foo.v1.0.0
+image: quay.io/example/foo-bundle:v1.0.0
+properties: [{type: example.com/note, value: \"bär 😀\"}, {type: olm.constraint, value: {package: {name: bar, versionRange: \">=1.0.0\"}}},
+  {type: olm.package, value: {packageName: foo, version: 1.0.0}}]
+---
+schema: olm.package
+name: bar
+defaultChannel: stable
+---
+schema: olm.channel
+package: bar
+name: stable
+entries:
+  - name: bar.v1.2.0
+---
+schema: olm.bundle
+package: bar
+name: bar.v1.2.0
+image: quay.io/example/bar-bundle:v1.2.0
+properties:
+  - type: olm.package
+    value: {packageName: bar, version: 1.2.0}
+";
+
+/// A repository whose catalog image copies `catalog/` (so discovery plans it), with a
+/// YAML file outside the catalog.
+fn repository(dir: &Path) {
+    write_files(
+        dir,
+        &[
+            ("catalog.Dockerfile", "FROM x\nADD catalog /configs\n"),
+            ("catalog/foo.yaml", BROKEN_CONSTRAINT),
+            ("docs/notes.yaml", "notes: [unclosed\n"),
+        ],
+    );
+}
+
+/// The broken constraint published at its range in `encoding`, with the document's
+/// version, then withdrawn by an incremental edit that fixes it; a file of the workspace in
+/// no catalog gets an empty set; nothing is written; `shutdown` then `exit` is exit code 0.
+fn broken_constraint_found_and_fixed(encoding: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    repository(dir.path());
+    let before = snapshot(dir.path());
+    let mut client = rpc::Client::start(dir.path());
+    let caps = initialize(&mut client, Some(dir.path()), &[encoding, "utf-16"]);
+    assert_eq!(caps["capabilities"]["positionEncoding"], encoding, "{caps}");
+    let sync = &caps["capabilities"]["textDocumentSync"];
+    assert_eq!(sync["openClose"], true, "{caps}");
+    assert_eq!(sync["change"], 2, "incremental: {caps}");
+    assert_eq!(caps["serverInfo"]["name"], "olmlint");
+
+    let file = dir.path().join("catalog/foo.yaml");
+    open(&mut client, &file, 1);
+    let published = client.diagnostics(&uri(&file));
+    assert_eq!(published["version"], 1, "{published}");
+    let found = of_rule(&published, "OLM201");
+    assert_eq!(found.len(), 1, "{published}");
+    let d = found[0];
+    let line = BROKEN_CONSTRAINT
+        .lines()
+        .position(|l| l.contains("😀"))
+        .unwrap();
+    let text = BROKEN_CONSTRAINT.lines().nth(line).unwrap();
+    let key = text.find("name: bar").unwrap();
+    let character = match encoding {
+        "utf-8" => key,
+        _ => text[..key].encode_utf16().count(),
+    };
+    let start = json!({"line": line, "character": character});
+    let end = json!({"line": line, "character": character + 4});
+    assert_eq!(d["range"], json!({"start": start, "end": end}), "{d}");
+    assert_eq!(d["severity"], 1, "{d}");
+    assert_eq!(d["source"], "olmlint", "{d}");
+    assert_eq!(
+        d["codeDescription"]["href"],
+        "https://olmlint.github.io/olmlint/rules/OLM201.html"
+    );
+    let message = d["message"].as_str().unwrap();
+    assert!(message.contains("unknown field \"name\""), "{message}");
+    assert!(
+        message.contains("Did you mean `packageName`?"),
+        "the help: {message}"
+    );
+
+    // The fix, as an editor sends it: the key's range replaced.
+    let (c, l) = (character as u32, line as u32);
+    change(&mut client, &file, 2, [(l, c), (l, c + 4)], "packageName");
+    let published = client.diagnostics(&uri(&file));
+    assert_eq!(published["version"], 2, "{published}");
+    assert_eq!(published["diagnostics"], json!([]), "{published}");
+
+    let notes = dir.path().join("docs/notes.yaml");
+    open(&mut client, &notes, 7);
+    let published = client.diagnostics(&uri(&notes));
+    assert_eq!(published["version"], 7, "{published}");
+    assert_eq!(
+        published["diagnostics"],
+        json!([]),
+        "in no catalog: {published}"
+    );
+
+    assert_eq!(client.exit(true), 0);
+    assert!(
+        snapshot(dir.path()) == before,
+        "the server wrote to the disk"
+    );
+}
+
+#[test]
+fn broken_constraint_published_at_its_utf16_range_and_withdrawn_when_fixed() {
+    broken_constraint_found_and_fixed("utf-16");
+}
+
+#[test]
+fn positions_count_bytes_when_the_client_offers_utf8() {
+    broken_constraint_found_and_fixed("utf-8");
+}
+
+const CHANNEL: &str = "---
+schema: olm.package
+name: foo
+defaultChannel: stable
+---
+schema: olm.channel
+package: foo
+name: stable
+entries:
+  - name: foo.v1.0.0
+  - name: foo.v2.0.0
+    replaces: foo.v1.0.0
+";
+
+const BUNDLES: &str = "---
+schema: olm.bundle
+package: foo
+name: foo.v1.0.0
+image: quay.io/example/foo-bundle:v1.0.0
+properties:
+  - type: olm.package
+    value: {packageName: foo, version: 1.0.0}
+---
+schema: olm.bundle
+package: foo
+name: foo.v2.0.0
+image: quay.io/example/foo-bundle:v2.0.0
+properties:
+  - type: olm.package
+    value: {packageName: foo, version: 2.0.0}
+";
+
+/// The catalog of two files, with its configuration (which makes OLM104 a warning).
+fn two_file_catalog(dir: &Path, bundles: &str) {
+    write_files(
+        dir,
+        &[
+            (".olmlint.yaml", "rules:\n  OLM104: warning\n"),
+            ("channel.yaml", CHANNEL),
+            ("bundles.yaml", bundles),
+        ],
+    );
+}
+
+/// Deleting a bundle in one file's unsaved buffer breaks the channel of another file: the
+/// finding is published on the channel's file (not open), as `olmlint lint` reports it on
+/// the same content saved, at the level the catalog's `.olmlint.yaml` gives it; closing the
+/// buffer withdraws it (the disk was never changed).
+#[test]
+fn an_unsaved_edit_in_one_file_is_judged_where_it_breaks_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("catalog");
+    two_file_catalog(&catalog, BUNDLES);
+    let before = snapshot(dir.path());
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, None, &[]);
+    let bundles = catalog.join("bundles.yaml");
+    open(&mut client, &bundles, 1);
+    let published = client.diagnostics(&uri(&bundles));
+    assert_eq!(published["diagnostics"], json!([]), "{published}");
+
+    // Lines 9 to 16 (0-based 8 to the end) are the second bundle.
+    let lines = BUNDLES.lines().count() as u32;
+    change(&mut client, &bundles, 2, [(8, 0), (lines, 0)], "");
+    let channel = client.diagnostics(&uri(&catalog.join("channel.yaml")));
+    assert_eq!(channel["version"], Value::Null, "not open: {channel}");
+    let found = of_rule(&channel, "OLM104");
+    assert_eq!(found.len(), 1, "{channel}");
+    assert_eq!(found[0]["severity"], 2, ".olmlint.yaml makes it a warning");
+
+    // The oracle: the command line on the edited content, saved elsewhere.
+    let saved = tempfile::tempdir().unwrap();
+    let edited: String = BUNDLES.lines().take(8).map(|l| format!("{l}\n")).collect();
+    two_file_catalog(saved.path(), &edited);
+    let out = crate::common::olmlint(Some(saved.path()), ["lint", "-f", "json", "."]);
+    let expected: Vec<Value> = crate::common::diagnostics(&out)
+        .into_iter()
+        .filter(|d| d["file"] == "channel.yaml")
+        .map(|d| {
+            let at = |l: &str, c: &str| {
+                json!({"line": d[l].as_u64().unwrap() - 1, "character": d[c].as_u64().unwrap() - 1})
+            };
+            let severity = match d["severity"].as_str().unwrap() {
+                "error" => 1,
+                "warning" => 2,
+                _ => 3,
+            };
+            json!([d["rule"], at("line", "column"), at("end_line", "end_column"), severity])
+        })
+        .collect();
+    let got: Vec<Value> = channel["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            json!([
+                d["code"],
+                d["range"]["start"],
+                d["range"]["end"],
+                d["severity"]
+            ])
+        })
+        .collect();
+    assert_eq!(got, expected);
+
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri(&bundles)}}),
+    );
+    let channel = client.diagnostics(&uri(&catalog.join("channel.yaml")));
+    assert_eq!(channel["diagnostics"], json!([]), "{channel}");
+    assert_eq!(client.exit(true), 0);
+    assert!(
+        snapshot(dir.path()) == before,
+        "the server wrote to the disk"
+    );
+}
+
+/// Buffers no catalog should hold are judged under the limits `olmlint lint` applies (here
+/// the default nesting depth and the configuration's file size), and the server goes on.
+#[test]
+fn hostile_buffers_meet_the_limits_of_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write_files(
+        dir.path(),
+        &[
+            (".olmlint.yaml", "limits:\n  max-file-size: 100000\n"),
+            ("deep.yaml", "a: 1\n"),
+            ("huge.yaml", "a: 1\n"),
+        ],
+    );
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, None, &[]);
+    let deep = dir.path().join("deep.yaml");
+    let text = format!("a: {}{}\n", "[".repeat(50_000), "]".repeat(50_000));
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&deep), "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    let published = client.diagnostics_at(&uri(&deep), 1);
+    let found = of_rule(&published, "OLM001");
+    assert!(
+        found
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("10000")),
+        "the depth limit: {published}"
+    );
+    let huge = dir.path().join("huge.yaml");
+    let text = format!(
+        "---\nschema: olm.package\nname: p\n# {}\n",
+        "x".repeat(200_000)
+    );
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&huge), "languageId": "yaml", "version": 1, "text": text}}),
+    );
+    let published = client.diagnostics_at(&uri(&huge), 1);
+    let found = of_rule(&published, "OLM001");
+    assert_eq!(found.len(), 1, "{published}");
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(message.contains("100000-byte limit"), "{message}");
+    // Alive: a fixed buffer is judged again.
+    change(&mut client, &deep, 2, [(0, 0), (2, 0)], "a: [1]\n");
+    let published = client.diagnostics_at(&uri(&deep), 2);
+    assert!(of_rule(&published, "OLM001").is_empty(), "{published}");
+    assert_eq!(client.exit(true), 0);
+}
+
+/// The protocol's exit codes: `exit` without `shutdown` is 1; requests the server does not
+/// provide are answered "method not found".
+#[test]
+fn exit_without_shutdown_is_an_error_and_unknown_requests_are_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, None, &[]);
+    let r = client.request("workspace/symbol", json!({"query": "x"}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    assert!(client.unread().is_empty(), "{:?}", client.unread());
+    assert_eq!(client.exit(false), 1);
+}
