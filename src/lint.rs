@@ -300,6 +300,10 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         return Ok(outcome);
     }
     let names: Vec<String> = providers.iter().map(|p| load::display_path(p)).collect();
+    // A server's cache keeps the first run's parses for the second.
+    if let Some(overlay) = &opts.overlay {
+        overlay.give_back(outcome.files);
+    }
     let mut wider = opts.clone();
     wider.context.extend(providers);
     let mut outcome = run_stages(&wider)?;

@@ -321,7 +321,11 @@ fn load_file_isolated(
 }
 
 fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFile, IoProblem> {
+    let cache = limits.overlay.as_ref().and_then(|o| o.cache());
     if let Some(text) = limits.overlay.as_ref().and_then(|o| o.buffer(&f.path)) {
+        if let Some(file) = cache.and_then(|c| c.take(f, Some(text), None, limits, build)) {
+            return Ok(file);
+        }
         return Ok(load_buffer(f, text, limits, build));
     }
     let io = |m: String| IoProblem::unreadable(f.display.clone(), m);
@@ -334,6 +338,11 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
             format!("cannot read: {e}")
         })
     })?;
+    if let Some(file) =
+        cache.and_then(|c| c.take(f, None, Some(overlay::Stamp::of(&meta)), limits, build))
+    {
+        return Ok(file);
+    }
     let too_large = |message: String| too_large(f, message);
     if meta.len() > limits.max_file_size {
         return Ok(too_large(format!(

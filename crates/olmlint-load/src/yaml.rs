@@ -1063,7 +1063,7 @@ fn is_yaml_float(s: &str) -> bool {
 
 /// Whether `text` may hold both an anchor and an alias (`&name` and `*name` where a node can
 /// start). False positives only cost parallelism.
-fn may_use_aliases(text: &str) -> bool {
+pub(crate) fn may_use_aliases(text: &str) -> bool {
     let b = text.as_bytes();
     let marker = |sigil: u8| {
         memchr::memchr_iter(sigil, b).any(|i| {

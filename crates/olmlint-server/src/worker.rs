@@ -119,6 +119,7 @@ pub fn spawn(
         folders,
         root_of: HashMap::new(),
         published: HashMap::new(),
+        caches: HashMap::new(),
         dirty: BTreeSet::new(),
         lone: BTreeSet::new(),
         debouncing: false,
@@ -140,6 +141,8 @@ struct Worker {
     root_of: HashMap<PathBuf, Option<PathBuf>>,
     /// Per catalog, what was last published for each file.
     published: HashMap<PathBuf, BTreeMap<String, Published>>,
+    /// Per catalog, the parses of its files the last run read (reused when unchanged).
+    caches: HashMap<PathBuf, Arc<olmlint_load::overlay::FileCache>>,
     /// Catalogs to lint again.
     dirty: BTreeSet<PathBuf>,
     /// Open documents in no catalog: published once, empty, so the editor knows.
@@ -254,6 +257,7 @@ impl Worker {
             return;
         }
         self.dirty.remove(&root);
+        self.caches.remove(&root);
         for (uri, (_, diags)) in self.published.remove(&root).unwrap_or_default() {
             if !diags.is_empty() {
                 self.publish(&uri, (None, Vec::new()));
@@ -290,9 +294,13 @@ impl Worker {
     /// One run of `root`; its findings published unless an edit made them stale.
     fn lint(&mut self, root: PathBuf) {
         let open = self.open_documents();
-        let overlay = Arc::new(olmlint_load::overlay::Overlay::new(
-            open.iter().map(|(p, d)| (p.clone(), Arc::clone(&d.text))),
-        ));
+        let cache = Arc::clone(self.caches.entry(root.clone()).or_default());
+        let overlay = Arc::new(
+            olmlint_load::overlay::Overlay::new(
+                open.iter().map(|(p, d)| (p.clone(), Arc::clone(&d.text))),
+            )
+            .with_cache(cache),
+        );
         let cancel = Arc::new(AtomicBool::new(false));
         *self.shared.running() = Some((root.clone(), Arc::clone(&cancel)));
         let run = Run {
@@ -304,23 +312,17 @@ impl Worker {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.lint(&run)));
         *self.shared.running() = None;
         self.drain();
-        if cancel.load(Ordering::Relaxed) || self.dirty.contains(&root) {
-            return;
-        }
+        let stale = cancel.load(Ordering::Relaxed) || self.dirty.contains(&root);
         let shown = olmlint_load::display_path(&root);
         match result {
             Ok(Ok(snapshot)) => {
-                let sets = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.diagnostics(&root, &snapshot, &open)
-                }));
-                match sets {
-                    Ok(sets) => self.publish_catalog(root, sets),
-                    Err(_) => self.log(
-                        lsp::MessageType::Error,
-                        format!("internal error while converting the findings of {shown} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on"),
-                    ),
+                if !stale {
+                    self.publish_snapshot(&root, &snapshot, &open);
                 }
+                // The parses stay valid whatever became of the run.
+                run.overlay.give_back(snapshot.files);
             }
+            _ if stale => {}
             Ok(Err(message)) => {
                 let message = format!("olmlint could not lint {shown}: {message}");
                 self.log(lsp::MessageType::Error, message.clone());
@@ -335,6 +337,24 @@ impl Worker {
             Err(_) => self.log(
                 lsp::MessageType::Error,
                 format!("internal error while linting {shown} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues with the catalog); the server goes on, and lints it again on the next change"),
+            ),
+        }
+    }
+
+    fn publish_snapshot(
+        &mut self,
+        root: &Path,
+        snapshot: &Snapshot,
+        open: &HashMap<PathBuf, OpenDocument>,
+    ) {
+        let sets = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.diagnostics(root, snapshot, open)
+        }));
+        match sets {
+            Ok(sets) => self.publish_catalog(root.to_path_buf(), sets),
+            Err(_) => self.log(
+                lsp::MessageType::Error,
+                format!("internal error while converting the findings of {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
             ),
         }
     }
