@@ -17,7 +17,17 @@ impl Engine for Lint {
             cancel: Some(run.cancel.clone()),
             ..Default::default()
         };
-        let mut outcome = crate::lint::run(&opts)?;
+        // A job on the pool, as `olmlint lint` runs (see `cli::main`): its serial stages
+        // start each parallel one from a worker of the pool instead of waking it from outside.
+        let (tx, rx) = std::sync::mpsc::channel();
+        rayon::spawn(move || {
+            let _ = tx.send(std::panic::catch_unwind(|| crate::lint::run(&opts)));
+        });
+        let mut outcome = match rx.recv() {
+            Ok(Ok(result)) => result?,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            Err(_) => return Err("the lint run ended without a result".to_string()),
+        };
         super::lint::keep_only_config_mistakes(&mut outcome);
         outcome.cap_for_report();
         Ok(Snapshot {
