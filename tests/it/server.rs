@@ -381,6 +381,55 @@ fn positions_count_bytes_when_the_client_offers_utf8() {
     broken_constraint_found_and_fixed("utf-8");
 }
 
+/// Edits faster than runs: a run an edit makes stale is dropped (cancelled, or its result
+/// not published), so the versions published only increase, and the last one judges the
+/// last text.
+#[test]
+fn rapid_edits_publish_newer_versions_only_ending_with_the_last() {
+    let dir = tempfile::tempdir().unwrap();
+    repository(dir.path());
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, Some(dir.path()), &[]);
+    let file = dir.path().join("catalog/foo.yaml");
+    open(&mut client, &file, 1);
+    let published = client.diagnostics_at(&uri(&file), 1);
+    assert_eq!(of_rule(&published, "OLM201").len(), 1, "{published}");
+    let line = BROKEN_CONSTRAINT
+        .lines()
+        .position(|l| l.contains("😀"))
+        .unwrap();
+    let text = BROKEN_CONSTRAINT.lines().nth(line).unwrap();
+    let key = text.find("name: bar").unwrap();
+    let (l, c) = (line as u32, text[..key].encode_utf16().count() as u32);
+    // Fixed at even versions, broken again at odd ones; the last (31) is broken.
+    for version in 2..=31 {
+        if version % 2 == 0 {
+            change(
+                &mut client,
+                &file,
+                version,
+                [(l, c), (l, c + 4)],
+                "packageName",
+            );
+        } else {
+            change(&mut client, &file, version, [(l, c), (l, c + 11)], "name");
+        }
+    }
+    let last = client.diagnostics_at(&uri(&file), 31);
+    assert_eq!(of_rule(&last, "OLM201").len(), 1, "{last}");
+    let versions: Vec<i64> = client
+        .unread()
+        .iter()
+        .filter(|m| m["params"]["uri"] == uri(&file).as_str())
+        .map(|m| m["params"]["version"].as_i64().unwrap())
+        .collect();
+    assert!(
+        versions.windows(2).all(|w| w[0] < w[1]) && versions.iter().all(|&v| v < 31),
+        "{versions:?}"
+    );
+    assert_eq!(client.exit(true), 0);
+}
+
 const CHANNEL: &str = "---
 schema: olm.package
 name: foo

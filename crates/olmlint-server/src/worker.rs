@@ -120,6 +120,7 @@ pub fn spawn(
         root_of: HashMap::new(),
         published: HashMap::new(),
         caches: HashMap::new(),
+        refused: HashMap::new(),
         dirty: BTreeSet::new(),
         lone: BTreeSet::new(),
         debouncing: false,
@@ -143,6 +144,8 @@ struct Worker {
     published: HashMap<PathBuf, BTreeMap<String, Published>>,
     /// Per catalog, the parses of its files the last run read (reused when unchanged).
     caches: HashMap<PathBuf, Arc<olmlint_load::overlay::FileCache>>,
+    /// Per catalog, why its last run could not lint it (shown to the user once).
+    refused: HashMap<PathBuf, String>,
     /// Catalogs to lint again.
     dirty: BTreeSet<PathBuf>,
     /// Open documents in no catalog: published once, empty, so the editor knows.
@@ -316,6 +319,7 @@ impl Worker {
         let shown = olmlint_load::display_path(&root);
         match result {
             Ok(Ok(snapshot)) => {
+                self.refused.remove(&root);
                 if !stale {
                     self.publish_snapshot(&root, &snapshot, &open);
                 }
@@ -326,13 +330,17 @@ impl Worker {
             Ok(Err(message)) => {
                 let message = format!("olmlint could not lint {shown}: {message}");
                 self.log(lsp::MessageType::Error, message.clone());
-                let _ = self.client.send(notification(
-                    "window/showMessage",
-                    lsp::ShowMessageParams {
-                        kind: lsp::MessageType::Error,
-                        message,
-                    },
-                ));
+                // Shown once, not on every keystroke while the cause is being edited.
+                if self.refused.get(&root) != Some(&message) {
+                    self.refused.insert(root, message.clone());
+                    let _ = self.client.send(notification(
+                        "window/showMessage",
+                        lsp::ShowMessageParams {
+                            kind: lsp::MessageType::Error,
+                            message,
+                        },
+                    ));
+                }
             }
             Err(_) => self.log(
                 lsp::MessageType::Error,
