@@ -476,8 +476,9 @@ fn two_file_catalog(dir: &Path, bundles: &str) {
 
 /// Deleting a bundle in one file's unsaved buffer breaks the channel of another file: the
 /// finding is published on the channel's file (not open), as `olmlint lint` reports it on
-/// the same content saved, at the level the catalog's `.olmlint.yaml` gives it; closing the
-/// buffer withdraws it (the disk was never changed).
+/// the same content saved, at the level the catalog's `.olmlint.yaml` gives it (the
+/// configuration's unsaved buffer when it is open); closing the buffer withdraws it (the disk
+/// was never changed).
 #[test]
 fn an_unsaved_edit_in_one_file_is_judged_where_it_breaks_another() {
     let dir = tempfile::tempdir().unwrap();
@@ -534,6 +535,20 @@ fn an_unsaved_edit_in_one_file_is_judged_where_it_breaks_another() {
         })
         .collect();
     assert_eq!(got, expected);
+
+    // The configuration's unsaved buffer is the configuration.
+    let config = catalog.join(".olmlint.yaml");
+    open(&mut client, &config, 1);
+    let published = client.diagnostics_at(&uri(&config), 1);
+    assert_eq!(published["diagnostics"], json!([]), "{published}");
+    change(&mut client, &config, 2, [(1, 10), (1, 17)], "error");
+    let channel = client.diagnostics(&uri(&catalog.join("channel.yaml")));
+    let found = of_rule(&channel, "OLM104");
+    assert_eq!(found.len(), 1, "{channel}");
+    assert_eq!(
+        found[0]["severity"], 1,
+        "the buffer makes it an error again"
+    );
 
     client.notify(
         "textDocument/didClose",
