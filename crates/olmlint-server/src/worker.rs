@@ -315,7 +315,11 @@ impl Worker {
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.lint(&run)));
         *self.shared.running() = None;
         self.drain();
-        let stale = cancel.load(Ordering::Relaxed) || self.dirty.contains(&root);
+        if cancel.load(Ordering::Relaxed) {
+            // Cancelled for an edit that may turn out to be another catalog's: run again.
+            self.dirty.insert(root.clone());
+        }
+        let stale = self.dirty.contains(&root);
         let shown = olmlint_load::display_path(&root);
         match result {
             Ok(Ok(snapshot)) => {
