@@ -607,3 +607,57 @@ fn refusals_are_errors_on_default_picks() {
         "{d:#?}"
     );
 }
+
+/// A bundle directory's refused dependency is named as OLM v1 names it once `opm render`
+/// sorted the properties by type: `olm.constraint` before `olm.gvk.required`.
+#[test]
+fn refused_dependency_named_in_opm_render_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = fixture("required-apiservice/bundle");
+    for f in [
+        "metadata/annotations.yaml",
+        "manifests/foo.clusterserviceversion.yaml",
+    ] {
+        let to = tmp.path().join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(src.join(f), to).unwrap();
+    }
+    std::fs::write(
+        tmp.path().join("metadata/dependencies.yaml"),
+        "dependencies:\n  - type: olm.constraint\n    value:\n      failureMessage: needs bar\n      package: {packageName: bar, versionRange: '>=1.0.0'}\n",
+    )
+    .unwrap();
+    let out = run(&["--no-config", "--target", "olmv1"], tmp.path());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = of(v["diagnostics"].as_array().unwrap(), "OLM711")[0].clone();
+    let m = d["message"].as_str().unwrap();
+    assert!(m.contains("via property \"olm.constraint\""), "{m}");
+    assert!(m.contains("(and 1 more dependency property)"), "{m}");
+}
+
+/// Under a profile without a certificate provider, bundles known only by olm.csv.metadata
+/// are not checked for webhooks, and one note per catalog says so.
+#[test]
+fn webhooks_unseen_in_csv_metadata_are_noted() {
+    let meta = "  - type: olm.csv.metadata\n    value:\n      installModes:\n        - {type: AllNamespaces, supported: true}\n";
+    let text = catalog(
+        "stable",
+        &[(
+            "stable",
+            "  - name: foo.v1.0.0\n  - name: foo.v1.1.0\n    replaces: foo.v1.0.0\n",
+        )],
+        &[("foo.v1.0.0", "1.0.0", meta), ("foo.v1.1.0", "1.1.0", meta)],
+    );
+    let d = lint_text(&["--target", "olmv1=ocp-4.20"], &[("catalog.yaml", &text)]);
+    let notes = of(&d, "OLM750");
+    assert_eq!(notes.len(), 1, "{d:#?}");
+    assert_eq!(notes[0]["severity"], "info");
+    assert!(notes[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("2 bundles of this catalog carry only olm.csv.metadata"));
+    for profile in ["olmv1", "olmv1=ocp-4.21"] {
+        let d = lint_text(&["--target", profile], &[("catalog.yaml", &text)]);
+        assert!(of(&d, "OLM750").is_empty(), "{profile}: {d:#?}");
+    }
+}

@@ -8,12 +8,11 @@ use super::picks::Packages;
 use crate::Ctx;
 use olmlint_base::diag::{Diagnostic, Severity};
 
-/// Property types `NoDependencyValidation` refuses, in its order of checking.
-pub const REFUSED: [&str; 3] = ["olm.package.required", "olm.gvk.required", "olm.constraint"];
+use olmlint_model::olmv1::REFUSED_DEPENDENCIES as REFUSED;
 
 pub fn check(ctx: &Ctx<'_>, packages: &Packages<'_, '_>, out: &mut Vec<Diagnostic>) {
     for (i, b) in ctx.catalog.bundles.iter().enumerate() {
-        let Some(p) = b.properties.iter().find(|p| REFUSED.contains(&p.ty())) else {
+        let Some(p) = olmlint_model::olmv1::refused_dependency(b) else {
             continue;
         };
         let others = b

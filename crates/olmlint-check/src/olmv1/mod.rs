@@ -7,6 +7,7 @@ mod dependencies;
 mod names;
 mod picks;
 mod ranking;
+mod unseen;
 mod upgrades;
 
 use super::Ctx;
@@ -59,6 +60,7 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             .into_iter()
             .map(|d| picks::by_default_pick(&packages, d)),
     );
+    unseen::check(ctx, profile, out);
     names::check(ctx, out);
     dependencies::check(ctx, &packages, out);
     ranking::check(ctx, &packages, out);

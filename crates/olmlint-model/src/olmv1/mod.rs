@@ -22,3 +22,24 @@ pub use view::{Overwritten, PackageView, Ranked, ViewBundle, ViewChannel};
 
 #[cfg(test)]
 mod tests;
+
+/// Property types `NoDependencyValidation` (`resolve/validation.go`) refuses.
+pub const REFUSED_DEPENDENCIES: [&str; 3] =
+    ["olm.package.required", "olm.gvk.required", "olm.constraint"];
+
+/// The dependency property OLM v1 names when it refuses `bundle`: the first of the catalog's
+/// bundle. A bundle directory's properties reach the catalog through `opm render`, which
+/// sorts them by type (`ObjectsAndPropertiesFromBundle`): there the alphabetically first type.
+pub fn refused_dependency<'b, 'a>(
+    bundle: &'b crate::Bundle<'a>,
+) -> Option<&'b crate::Property<'a>> {
+    let mut refused = bundle
+        .properties
+        .iter()
+        .filter(|p| REFUSED_DEPENDENCIES.contains(&p.ty()));
+    if bundle.from_directory {
+        refused.min_by_key(|p| p.ty())
+    } else {
+        refused.next()
+    }
+}

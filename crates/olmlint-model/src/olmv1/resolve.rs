@@ -548,18 +548,7 @@ impl Filter<'_, '_, '_, '_> {
                 .as_ref()
                 .map(ToString::to_string)
                 .map_err(Clone::clone),
-            dependency: b
-                .bundle
-                .properties
-                .iter()
-                .map(crate::Property::ty)
-                .find(|t| {
-                    matches!(
-                        *t,
-                        "olm.package.required" | "olm.gvk.required" | "olm.constraint"
-                    )
-                })
-                .map(str::to_string),
+            dependency: super::refused_dependency(b.bundle).map(|p| p.ty().to_string()),
             edges: edges
                 .iter()
                 .flatten()

@@ -8,6 +8,7 @@ use super::{ChannelGraph, Edge, EdgeKind, Node, PackageGraph};
 use olmlint_model::index::Index;
 use olmlint_model::olmv1::{PackageView, SuccessorIndex};
 use olmlint_model::Catalog;
+use std::collections::HashSet;
 
 /// The name of the OLM v1 graph among a package's channel graphs.
 pub const NAME: &str = "OLM v1 (no channel)";
@@ -27,17 +28,77 @@ pub fn add(
         if view.bundles.is_empty() {
             continue;
         }
-        g.channels.push(graph(&view));
+        // A view of some of the package's bundles (one OpenShift release's index of a
+        // bundle-directory operator) is what OLM v1 sees from that index: its own picks.
+        let shown: HashSet<&str> = g
+            .channels
+            .iter()
+            .flat_map(|c| &c.nodes)
+            .filter(|n| n.exists)
+            .map(|n| n.name.as_str())
+            .collect();
+        let members: Vec<bool> = view
+            .bundles
+            .iter()
+            .map(|b| shown.contains(b.name))
+            .collect();
+        let subset = members.iter().any(|m| !m);
+        if subset && members.len() > MAX_SUBSET {
+            continue;
+        }
+        g.channels
+            .push(graph(&view, subset.then_some(members.as_slice())));
     }
 }
 
-fn graph(view: &PackageView<'_, '_>) -> ChannelGraph {
-    let targets = SuccessorIndex::new(view).upgrade_targets();
-    let pick = view.default_pick();
+/// Bundles of a package above which a per-release view gets no OLM v1 graph (its edges are
+/// found bundle by bundle there, not in one pass).
+const MAX_SUBSET: usize = 2_000;
+
+/// `(from, to)` view positions of OLM v1's upgrade edges, and the default pick, among the
+/// bundles `members` marks (all when `None`).
+fn edges_and_pick(
+    view: &PackageView<'_, '_>,
+    members: Option<&[bool]>,
+) -> (Vec<(usize, usize)>, Option<usize>) {
+    let index = SuccessorIndex::new(view);
+    let Some(members) = members else {
+        let targets = index.upgrade_targets();
+        let edges = targets
+            .targets
+            .iter()
+            .filter(|t| t.via.is_some())
+            .filter_map(|t| Some((t.from, t.to?)))
+            .collect();
+        return (edges, view.default_pick());
+    };
+    let member = |p: usize| members.get(p).copied().unwrap_or(false);
+    let pick = view.ranked.order.iter().copied().find(|&p| member(p));
+    let mut edges = Vec::new();
+    for (from, b) in view.bundles.iter().enumerate() {
+        if !member(from) || b.version.is_err() {
+            continue;
+        }
+        let best = index
+            .successors(Some(b.name), b.semver.as_ref(), None)
+            .into_iter()
+            .map(|e| e.bundle)
+            .filter(|&to| to != from && member(to))
+            .min_by_key(|&to| view.rank(to));
+        if let Some(to) = best.filter(|&to| view.rank(to) < view.rank(from)) {
+            edges.push((from, to));
+        }
+    }
+    (edges, pick)
+}
+
+fn graph(view: &PackageView<'_, '_>, members: Option<&[bool]>) -> ChannelGraph {
+    let (moves, pick) = edges_and_pick(view, members);
     let nodes = view
         .ranked
         .order
         .iter()
+        .filter(|&&p| members.is_none_or(|m| m.get(p).copied().unwrap_or(false)))
         .filter_map(|&p| {
             let b = view.bundles.get(p)?;
             Some(Node {
@@ -53,13 +114,11 @@ fn graph(view: &PackageView<'_, '_>) -> ChannelGraph {
             })
         })
         .collect();
-    let edges = targets
-        .targets
+    let edges = moves
         .iter()
-        .filter(|t| t.via.is_some())
-        .filter_map(|t| {
-            let from = view.bundles.get(t.to?)?;
-            let to = view.bundles.get(t.from)?;
+        .filter_map(|&(installed, target)| {
+            let from = view.bundles.get(target)?;
+            let to = view.bundles.get(installed)?;
             Some(Edge {
                 from: from.name.to_string(),
                 to: to.name.to_string(),
