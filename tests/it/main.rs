@@ -24,6 +24,7 @@ mod cluster_constraint;
 mod corpus;
 mod discover;
 mod ecosystem;
+mod editors;
 mod elided_values;
 mod fix;
 mod fix_safety;
