@@ -1,14 +1,16 @@
 //! The editor integrations, run for real: the VS Code extension in editors/vscode packaged with
-//! `vsce` from npm.
+//! `vsce` from npm, and Neovim from Debian's package, headless, showing the diagnostics of
+//! `olmlint server` through its own LSP client.
 //!
-//! What they need is installed when missing: the npm packages (pinned) under target/, npm from
-//! Debian's package with apt-get (as root). When that cannot be done the tests fail and say
-//! how to install it; they never skip.
+//! What they need is installed when missing: the npm packages (pinned) under target/, npm and
+//! Neovim from Debian's packages with apt-get (as root). When that cannot be done the tests
+//! fail and say how to install it; they never skip.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// The packager, pinned: @vscode/vsce 4 needs Node 22, and Debian's and this image's Node is
 /// older; 3.9.2 runs on Node 20.
@@ -233,4 +235,183 @@ fn the_vscode_extension_packages_with_vsce() {
         .output()
         .unwrap();
     assert!(out.status.success(), "extension.js: {}", text(&out));
+}
+
+/// Neovim, from Debian's package when it is missing.
+fn nvim() -> &'static Path {
+    static NVIM: OnceLock<PathBuf> = OnceLock::new();
+    NVIM.get_or_init(|| {
+        installed("nvim", "neovim").unwrap_or_else(|| {
+            panic!("Neovim is required by this test and could not be installed: run `apt-get install neovim` (Debian/Ubuntu) as root, or put nvim on PATH")
+        })
+    })
+}
+
+/// Run by Neovim: starts `olmlint server` with the LSP client of Neovim 0.7 (Debian bookworm's;
+/// `vim.lsp.start_client` and `buf_attach_client` are in every later version too), opens the
+/// file, waits for its diagnostics, stops the server and writes what it saw as JSON. Any
+/// error is written instead, so that Neovim never waits for input.
+const NVIM_SCRIPT: &str = r#"
+local function finish(result)
+  local f = assert(io.open(vim.env.OLMLINT_OUT, 'w'))
+  f:write(vim.fn.json_encode(result))
+  f:close()
+  vim.cmd('qa!')
+end
+local ok, err = pcall(function()
+  local exit_code
+  local id = vim.lsp.start_client({
+    name = 'olmlint',
+    cmd = { vim.env.OLMLINT_BIN, 'server' },
+    root_dir = vim.env.OLMLINT_ROOT,
+    on_exit = function(code) exit_code = code end,
+  })
+  assert(id, 'vim.lsp.start_client did not start olmlint server')
+  vim.cmd('edit ' .. vim.fn.fnameescape(vim.env.OLMLINT_FILE))
+  assert(vim.lsp.buf_attach_client(0, id), 'the client did not attach to the buffer')
+  -- Until diagnostics come, or the server exits (an error: it was not asked to).
+  vim.wait(60000, function() return exit_code ~= nil or #vim.diagnostic.get(0) > 0 end, 50)
+  local published = #vim.diagnostic.get(0) > 0
+  local exited_early = exit_code
+  local diagnostics = {}
+  for _, d in ipairs(vim.diagnostic.get(0)) do
+    local lsp = (d.user_data and d.user_data.lsp) or {}
+    table.insert(diagnostics, {
+      lnum = d.lnum, col = d.col, severity = d.severity,
+      code = d.code or lsp.code, source = d.source, message = d.message,
+    })
+  end
+  local client = vim.lsp.get_client_by_id(id)
+  if client then client.stop() end
+  vim.wait(10000, function() return exit_code ~= nil end, 50)
+  local v = vim.version()
+  finish({
+    published = published, exited_early = exited_early, diagnostics = diagnostics,
+    exit_code = exit_code,
+    nvim = v.major .. '.' .. v.minor .. '.' .. v.patch,
+  })
+end)
+if not ok then finish({ error = tostring(err) }) end
+"#;
+
+/// Runs Neovim headless on the script with `env`; its output. Killed after 180 s.
+fn run_nvim(dir: &Path, env: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(nvim());
+    cmd.args([
+        "--headless",
+        "--clean",
+        "-c",
+        "lua dofile(vim.env.OLMLINT_SCRIPT)",
+    ])
+    .current_dir(dir)
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    // Neovim's state (the LSP log among it) stays in the test's directory.
+    for var in [
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+    ] {
+        cmd.env(var, dir.join("xdg"));
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("start nvim");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(180) {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("nvim did not finish within 180 s: {}", text(&out));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Neovim opens a broken catalog (a copy of fixtures/catalogs/broken-graph) and its LSP client
+/// receives the findings `olmlint lint` reports on it: each rule at its line and column (Neovim
+/// converts the server's UTF-16 positions to bytes) and severity; the server exits with 0
+/// when Neovim stops it.
+#[test]
+fn neovim_shows_the_servers_diagnostics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let catalog = tmp.path().join("broken-graph");
+    std::fs::create_dir(&catalog).unwrap();
+    let file = catalog.join("catalog.yaml");
+    std::fs::copy(
+        root().join("fixtures/catalogs/broken-graph/catalog.yaml"),
+        &file,
+    )
+    .unwrap();
+    let script = tmp.path().join("olmlint.lua");
+    std::fs::write(&script, NVIM_SCRIPT).unwrap();
+    let result = tmp.path().join("result.json");
+    let out = run_nvim(
+        tmp.path(),
+        &[
+            ("OLMLINT_SCRIPT", &script),
+            ("OLMLINT_BIN", Path::new(env!("CARGO_BIN_EXE_olmlint"))),
+            ("OLMLINT_ROOT", &catalog),
+            ("OLMLINT_FILE", &file),
+            ("OLMLINT_OUT", &result),
+        ],
+    );
+    let seen = std::fs::read_to_string(&result)
+        .unwrap_or_else(|e| panic!("nvim wrote no result ({e}): {}", text(&out)));
+    eprintln!("Neovim saw: {seen}");
+    let seen: Value = serde_json::from_str(&seen).unwrap();
+    assert!(seen.get("error").is_none(), "{seen}\n{}", text(&out));
+    assert!(
+        seen.get("exited_early").is_none(),
+        "the server exited before publishing: {seen}\n{}",
+        text(&out)
+    );
+    assert_eq!(seen["published"], true, "no diagnostics in 60 s: {seen}");
+    assert_eq!(seen["exit_code"], 0, "after shutdown and exit: {seen}");
+
+    let severity = |s: &Value| match s.as_u64() {
+        Some(1) => "error",
+        Some(2) => "warning",
+        Some(3) => "info",
+        _ => "hint",
+    };
+    let mut in_nvim: Vec<(String, u64, u64, &str)> = seen["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d["source"], "olmlint", "{d}");
+            let code = d["code"].as_str().unwrap().to_string();
+            (
+                code,
+                d["lnum"].as_u64().unwrap() + 1,
+                d["col"].as_u64().unwrap() + 1,
+                severity(&d["severity"]),
+            )
+        })
+        .collect();
+    in_nvim.sort();
+    let (cli, _) = crate::common::lint_json(None, &[catalog.to_str().unwrap()]);
+    let mut expected: Vec<(String, u64, u64, &str)> = cli
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+                d["severity"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(in_nvim, expected, "Neovim's diagnostics, then the CLI's");
+    // The fixture's first finding, as fixtures/expected/broken-graph.json records it.
+    assert!(
+        in_nvim.contains(&("OLM102".to_string(), 4, 17, "error")),
+        "{in_nvim:?}"
+    );
 }
