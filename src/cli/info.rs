@@ -32,16 +32,7 @@ pub(super) fn rules(json: bool) -> i32 {
 pub(super) fn explain(rule: &str) -> i32 {
     match olmlint_base::rules::get(rule) {
         Some(r) => {
-            println!(
-                "# {} {}\n\nDefault severity: {}{}\n\n{}\n\n{}\n\nDocs: {}",
-                r.id,
-                r.name,
-                r.severity.as_str(),
-                if r.enabled { "" } else { " (off by default)" },
-                r.summary,
-                r.body.trim(),
-                r.book_url()
-            );
+            println!("{}", r.explain_text());
             0
         }
         None => {

@@ -62,6 +62,26 @@ impl Rule {
         format!("{BOOK_URL}/rules/{}.html", self.id)
     }
 
+    /// The rule's documentation as `olmlint explain` prints it (Markdown): ID and name,
+    /// default severity, summary, the page's body and the book page's address. The language
+    /// server's hover on a finding shows the same text.
+    pub fn explain_text(&self) -> String {
+        format!(
+            "# {} {}\n\nDefault severity: {}{}\n\n{}\n\n{}\n\nDocs: {}",
+            self.id,
+            self.name,
+            self.severity.as_str(),
+            if self.enabled {
+                ""
+            } else {
+                " (off by default)"
+            },
+            self.summary,
+            self.body.trim(),
+            self.book_url()
+        )
+    }
+
     /// Text of a `## <title>` section of the body.
     pub fn section(&self, title: &str) -> Option<&'static str> {
         let start = self.body.find(&format!("## {title}"))?;
