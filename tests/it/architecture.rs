@@ -171,7 +171,15 @@ fn the_crates_are_the_layers() {
                 "olmlint-semantics",
             ][..],
         ),
-        ("olmlint-server", &["olmlint-base", "olmlint-load"][..]),
+        (
+            "olmlint-server",
+            &[
+                "olmlint-base",
+                "olmlint-load",
+                "olmlint-model",
+                "olmlint-semantics",
+            ][..],
+        ),
         (
             "olmlint",
             &[

@@ -54,6 +54,7 @@ mod root_causes;
 mod rule_docs;
 mod schema;
 mod server;
+mod server_features;
 mod templates;
 mod upgrade;
 mod upstream;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// A language client: Content-Length framing over the server's stdin and stdout, messages
 /// read on a thread of their own and waited for with a deadline.
-mod rpc {
+pub(crate) mod rpc {
     use serde_json::{json, Value};
     use std::collections::VecDeque;
     use std::io::{BufRead, BufReader, Write};
@@ -176,7 +176,7 @@ mod rpc {
     }
 }
 
-fn uri(path: &Path) -> String {
+pub(crate) fn uri(path: &Path) -> String {
     format!("file://{}", path.canonicalize().unwrap().display())
 }
 
@@ -195,7 +195,7 @@ fn initialize(client: &mut rpc::Client, folder: Option<&Path>, encodings: &[&str
     r["result"].clone()
 }
 
-fn open(client: &mut rpc::Client, path: &Path, version: i32) {
+pub(crate) fn open(client: &mut rpc::Client, path: &Path, version: i32) {
     let text = std::fs::read_to_string(path).unwrap();
     client.notify(
         "textDocument/didOpen",
@@ -218,7 +218,7 @@ fn change(client: &mut rpc::Client, path: &Path, version: i32, range: [(u32, u32
     );
 }
 
-fn of_rule<'a>(params: &'a Value, rule: &str) -> Vec<&'a Value> {
+pub(crate) fn of_rule<'a>(params: &'a Value, rule: &str) -> Vec<&'a Value> {
     params["diagnostics"]
         .as_array()
         .unwrap()

@@ -1,5 +1,8 @@
-//! The protocol: initialize, the document notifications, shutdown and exit. Runs on one
-//! thread, which owns the connection's receiving end; the lints run on the worker.
+//! The protocol: initialize, the document notifications, the requests, shutdown and exit.
+//! Runs on one thread, which owns the connection's receiving end; the lints run on the
+//! worker. Requests are answered here, from the last published run (each quickly: a
+//! lookup), each under `catch_unwind`: a panic answers that request with an error and the
+//! server goes on.
 
 use crate::convert::Encoding;
 use crate::worker::{Shared, Work};
@@ -72,6 +75,8 @@ impl Init {
             capabilities: lsp::ServerCapabilities {
                 position_encoding: Some(self.encoding.kind()),
                 text_document_sync: Some(lsp::TextDocumentSync::Options(sync)),
+                hover_provider: Some(lsp::HoverProvider::Bool(true)),
+                definition_provider: Some(lsp::DefinitionProvider::Bool(true)),
                 ..Default::default()
             },
             server_info: Some(lsp::ServerInfo {
@@ -122,7 +127,7 @@ fn dispatch(
     for message in &connection.receiver {
         match message {
             Message::Request(req) => {
-                let response = request(&req, &mut shut_down);
+                let response = request(&req, &mut shut_down, shared);
                 if shut_down {
                     let _ = work.send(Work::Stop);
                     shared.cancel_all();
@@ -141,9 +146,9 @@ fn dispatch(
     1
 }
 
-/// The answer to a request: `shutdown`, and nothing else yet (every other method is
-/// answered "not found", as the protocol asks of a server that does not provide it).
-fn request(req: &Request, shut_down: &mut bool) -> Response {
+/// The answer to a request: `shutdown`, the requests of [`crate::requests`], and "not
+/// found" for every other method, as the protocol asks of a server that does not provide it.
+fn request(req: &Request, shut_down: &mut bool, shared: &Shared) -> Response {
     if *shut_down {
         return Response::new_err(
             req.id.clone(),
@@ -155,11 +160,25 @@ fn request(req: &Request, shut_down: &mut bool) -> Response {
         *shut_down = true;
         return Response::new_ok(req.id.clone(), ());
     }
-    Response::new_err(
-        req.id.clone(),
-        ErrorCode::MethodNotFound as i32,
-        format!("olmlint does not provide {}", req.method),
-    )
+    if !crate::requests::METHODS.contains(&req.method.as_str()) {
+        return Response::new_err(
+            req.id.clone(),
+            ErrorCode::MethodNotFound as i32,
+            format!("olmlint does not provide {}", req.method),
+        );
+    }
+    guarded(req, || crate::requests::answer(req, shared))
+}
+
+/// `answer()`, or, if it panics, an error response: the server goes on.
+fn guarded(req: &Request, answer: impl FnOnce() -> Response) -> Response {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(answer)).unwrap_or_else(|_| {
+        Response::new_err(
+            req.id.clone(),
+            ErrorCode::InternalError as i32,
+            format!("internal error while answering {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues with the file); the server goes on", req.method),
+        )
+    })
 }
 
 /// A document notification: the documents updated here, the lint asked of the worker.
@@ -229,4 +248,19 @@ fn log(connection: &Connection, kind: lsp::MessageType, message: String) {
     let _ = connection
         .sender
         .send(crate::worker::log_message(kind, message));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_in_a_request_is_an_error_response() {
+        let req = Request::new(7.into(), "textDocument/hover".into(), serde_json::json!({}));
+        let response = guarded(&req, || panic!("a bug"));
+        assert_eq!(response.id, req.id);
+        let e = response.response_result.unwrap_err();
+        assert_eq!(e.code, ErrorCode::InternalError as i32);
+        assert!(e.message.contains("textDocument/hover"), "{}", e.message);
+    }
 }

@@ -5,6 +5,7 @@
 
 use crate::convert::{self, Encoding};
 use crate::documents::Documents;
+use crate::facts::Facts;
 use crate::{Engine, Run, Snapshot};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use lsp_server::{Message, Notification};
@@ -13,7 +14,7 @@ use olmlint_base::source::SourceFile;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// How long the worker waits after an edit for the next one before it lints: typing
@@ -23,6 +24,9 @@ const DEBOUNCE: Duration = Duration::from_millis(20);
 /// Stack of the worker thread: the pipeline's serial stages walk trees as deep as the
 /// `limits.max-depth` lets documents be (the command line gives its threads as much).
 const STACK: usize = 256 << 20;
+
+/// How long a request waits, at most, for the facts of the run being published.
+const KEEPING: Duration = Duration::from_secs(5);
 
 /// What the main loop tells the worker.
 pub enum Work {
@@ -45,6 +49,11 @@ pub struct Shared {
     documents: Mutex<Documents>,
     /// The catalog being linted and its cancellation flag.
     running: Mutex<Option<(PathBuf, Arc<AtomicBool>)>>,
+    /// Per catalog, what the requests answer from: its last published run; and whether a
+    /// run's findings are being published, its facts not yet kept.
+    facts: Mutex<(HashMap<PathBuf, Arc<Facts>>, bool)>,
+    /// Notified when a publication's facts are kept.
+    kept: Condvar,
     pub encoding: Encoding,
 }
 
@@ -53,6 +62,8 @@ impl Shared {
         Shared {
             documents: Mutex::default(),
             running: Mutex::default(),
+            facts: Mutex::default(),
+            kept: Condvar::new(),
             encoding,
         }
     }
@@ -78,6 +89,36 @@ impl Shared {
                 cancel.store(true, Ordering::Relaxed);
             }
         }
+    }
+
+    fn facts(&self) -> MutexGuard<'_, (HashMap<PathBuf, Arc<Facts>>, bool)> {
+        self.facts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The facts of the last run published that read the document at `uri`. A request that
+    /// arrives while a run's findings are being published waits for its facts (milliseconds),
+    /// so that a client asking about what it was just sent gets the answer.
+    pub fn facts_of(&self, uri: &str) -> Option<Arc<Facts>> {
+        let guard = self.facts();
+        let (guard, _) = self
+            .kept
+            .wait_timeout_while(guard, KEEPING, |(_, publishing)| *publishing)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        guard.0.values().find(|f| f.file(uri).is_some()).cloned()
+    }
+
+    /// A run's facts kept (`Some`) or dropped (`None`) for `root`, after its publication.
+    fn keep(&self, root: &Path, facts: Option<Facts>) {
+        let mut guard = self.facts();
+        match facts {
+            Some(f) => guard.0.insert(root.to_path_buf(), Arc::new(f)),
+            None => guard.0.remove(root),
+        };
+        guard.1 = false;
+        drop(guard);
+        self.kept.notify_all();
     }
 
     pub fn cancel_all(&self) {
@@ -261,6 +302,7 @@ impl Worker {
         }
         self.dirty.remove(&root);
         self.caches.remove(&root);
+        self.shared.keep(&root, None);
         for (uri, (_, diags)) in self.published.remove(&root).unwrap_or_default() {
             if !diags.is_empty() {
                 self.publish(&uri, (None, Vec::new()));
@@ -325,7 +367,9 @@ impl Worker {
             Ok(Ok(snapshot)) => {
                 self.refused.remove(&root);
                 if !stale {
+                    self.shared.facts().1 = true;
                     self.publish_snapshot(&root, &snapshot, &open);
+                    self.keep_facts(&root, &snapshot, &open);
                 }
                 // The parses stay valid whatever became of the run.
                 run.overlay.give_back(snapshot.files);
@@ -368,6 +412,31 @@ impl Worker {
                 lsp::MessageType::Error,
                 format!("internal error while converting the findings of {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
             ),
+        }
+    }
+
+    /// What the requests on the catalog's documents answer from, until its next publication.
+    fn keep_facts(&self, root: &Path, snapshot: &Snapshot, open: &HashMap<PathBuf, OpenDocument>) {
+        let uri = |path: &Path| match open.get(path) {
+            Some(d) => d.uri.clone(),
+            None => crate::uri::from_path(&olmlint_load::io::absolute(path)),
+        };
+        let version = |uri: &str| open.values().find(|d| d.uri == uri).map(|d| d.version);
+        let naming = crate::facts::Naming {
+            uri: &uri,
+            version: &version,
+            encoding: self.shared.encoding,
+        };
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            crate::facts::build(snapshot, &naming)
+        }));
+        let failed = built.is_err();
+        self.shared.keep(root, built.ok());
+        if failed {
+            self.log(
+                lsp::MessageType::Error,
+                format!("internal error while indexing {} for hover and go to definition (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
+            );
         }
     }
 

@@ -1,0 +1,398 @@
+//! What the requests (hover, go to definition) answer from: a catalog's last
+//! published run, reduced to plain data when it is published. The run's files go back to the
+//! parse cache and the model borrows them, so neither is kept; instead, per file, the
+//! findings and the names written there that point elsewhere,
+//! and per catalog where each bundle and package is defined, each bundle's version, channels
+//! and installability findings, and each package's versions.
+
+use crate::convert::{self, Encoding};
+use crate::Snapshot;
+use lsp_types as lsp;
+use olmlint_base::diag::Diagnostic;
+use olmlint_base::source::SourceFile;
+use olmlint_base::tree::{Node, Span};
+use olmlint_load::LoadedFile;
+use olmlint_model::{Bundle, Catalog};
+use std::borrow::Cow;
+use std::collections::{BTreeSet, HashMap};
+use std::path::Path;
+
+/// The rules whose findings on a bundle say that OLM cannot install it (or could not be
+/// shown to install it): bundle-uninstallable and the causes it is folded into.
+const INSTALLABILITY: [&str; 6] = ["OLM501", "OLM502", "OLM503", "OLM504", "OLM505", "OLM506"];
+
+/// One catalog's last published run.
+#[derive(Default)]
+pub struct Facts {
+    /// By URI, as the run's findings were published.
+    pub files: HashMap<String, FileFacts>,
+    /// (package, bundle name) → the bundle (the linted catalog's first, else a context
+    /// catalog's).
+    pub bundles: HashMap<(String, String), BundleFacts>,
+    /// Package name → where its `olm.package` document names it.
+    pub packages: HashMap<String, lsp::Location>,
+    /// Package name → its bundles' versions (that parse), in precedence order, each once.
+    pub versions: HashMap<String, Vec<semver::Version>>,
+}
+
+impl Facts {
+    pub fn file(&self, uri: &str) -> Option<&FileFacts> {
+        self.files.get(uri)
+    }
+}
+
+/// What the run saw of one file.
+#[derive(Default)]
+pub struct FileFacts {
+    /// The document version the run read; `None`: the file as saved.
+    pub version: Option<i32>,
+    pub findings: Vec<Finding>,
+    /// Names and ranges written in this file, by start.
+    pub refs: Vec<Ref>,
+}
+
+pub struct Finding {
+    pub rule: &'static str,
+    /// As published.
+    pub diagnostic: lsp::Diagnostic,
+}
+
+/// A name or range written in a file, and what it refers to.
+pub struct Ref {
+    pub range: lsp::Range,
+    pub target: Target,
+}
+
+pub enum Target {
+    /// A bundle named by a channel entry (`name`, `replaces`, `skips`).
+    Bundle { package: String, name: String },
+    /// A package named by a dependency (`olm.package.required`, an `olm.constraint`'s
+    /// `package`).
+    Package(String),
+    /// A version range over a package's versions (a `skipRange`, a dependency's
+    /// `versionRange`).
+    Range { package: String, text: String },
+}
+
+pub struct BundleFacts {
+    pub location: lsp::Location,
+    /// Its `olm.package` property's version, as written.
+    pub version: Option<String>,
+    /// The channels whose entries name it.
+    pub channels: BTreeSet<String>,
+    /// The run's installability findings about it (rule, message): folded ones too.
+    pub verdicts: Vec<(String, String)>,
+}
+
+/// How the run's files are named for the client.
+pub struct Naming<'n> {
+    /// A file's URI (as published).
+    pub uri: &'n dyn Fn(&Path) -> String,
+    /// The version of the open document at a URI the run read.
+    pub version: &'n dyn Fn(&str) -> Option<i32>,
+    pub encoding: Encoding,
+}
+
+/// The facts of a published run.
+pub fn build(snapshot: &Snapshot, naming: &Naming<'_>) -> Facts {
+    let files = &snapshot.files;
+    let mut facts = Facts::default();
+    let uris: Vec<String> = files.iter().map(|f| (naming.uri)(&f.source.path)).collect();
+    let mut b = Builder {
+        files,
+        uris: &uris,
+        naming,
+        facts: &mut facts,
+    };
+    b.findings(&snapshot.diags);
+    // The linted catalog first (its bundles and packages win), then the context catalogs
+    // (a dependency on a sibling operator leads there); configuration files have no model.
+    let scopes: BTreeSet<usize> = files
+        .iter()
+        .map(|f| f.scope)
+        .filter(|&s| s != usize::MAX)
+        .collect();
+    for scope in scopes {
+        let catalog = olmlint_model::build(files, scope, &mut Vec::new());
+        b.definitions(&catalog);
+        if scope == 0 {
+            b.references(&catalog);
+        }
+    }
+    b.verdicts(&snapshot.diags);
+    for versions in facts.versions.values_mut() {
+        versions.sort_by(olmlint_semantics::version::cmp);
+        versions.dedup_by(|a, b| olmlint_semantics::version::cmp(a, b).is_eq());
+    }
+    facts
+}
+
+struct Builder<'b> {
+    files: &'b [LoadedFile],
+    uris: &'b [String],
+    naming: &'b Naming<'b>,
+    facts: &'b mut Facts,
+}
+
+impl<'b> Builder<'b> {
+    fn source(&self, file: usize) -> Option<(&'b String, &'b SourceFile)> {
+        let (files, uris) = (self.files, self.uris);
+        Some((uris.get(file)?, &files.get(file)?.source))
+    }
+
+    fn file(&mut self, file: usize) -> Option<&mut FileFacts> {
+        let uri = self.uris.get(file)?;
+        let version = (self.naming.version)(uri);
+        Some(
+            self.facts
+                .files
+                .entry(uri.clone())
+                .or_insert_with(|| FileFacts {
+                    version,
+                    ..FileFacts::default()
+                }),
+        )
+    }
+
+    fn location(&self, file: usize, span: Span) -> Option<lsp::Location> {
+        let (uri, source) = self.source(file)?;
+        (span.end() <= source.text.len()).then(|| {
+            lsp::Location::new(
+                lsp::Uri(uri.clone()),
+                convert::range(source, span, self.naming.encoding),
+            )
+        })
+    }
+
+    /// Every finding located in a file, as published.
+    fn findings(&mut self, diags: &[Diagnostic]) {
+        let enc = self.naming.encoding;
+        for d in diags {
+            let Some(loc) = d.location else { continue };
+            let Some((_, source)) = self.source(loc.file) else {
+                continue;
+            };
+            let range = convert::range(source, loc.span, enc);
+            let (files, uris) = (self.files, self.uris);
+            let related_at = |i: usize| Some((uris.get(i)?.clone(), &files.get(i)?.source));
+            let diagnostic = convert::diagnostic(d, range, &related_at, enc);
+            if let Some(f) = self.file(loc.file) {
+                f.findings.push(Finding {
+                    rule: d.rule,
+                    diagnostic,
+                });
+            }
+        }
+    }
+
+    /// Where the catalog's bundles and packages are defined, and the packages' versions
+    /// (those already known from an earlier catalog kept).
+    fn definitions(&mut self, catalog: &Catalog<'_>) {
+        for b in &catalog.bundles {
+            let (Some(name), Some(package)) = (b.name, b.package) else {
+                continue;
+            };
+            let key = (package.value.to_string(), name.value.to_string());
+            if self.facts.bundles.contains_key(&key) {
+                continue;
+            }
+            let Some(location) = self.location(b.doc.file, name.node.span) else {
+                continue;
+            };
+            let version = b.version().map(|v| v.value.to_string());
+            if let Some(v) = version
+                .as_deref()
+                .and_then(|v| olmlint_semantics::version::parse_strict(v).ok())
+            {
+                self.facts
+                    .versions
+                    .entry(key.0.clone())
+                    .or_default()
+                    .push(v);
+            }
+            self.facts.bundles.insert(
+                key,
+                BundleFacts {
+                    location,
+                    version,
+                    channels: BTreeSet::new(),
+                    verdicts: Vec::new(),
+                },
+            );
+        }
+        for p in &catalog.packages {
+            let Some(name) = p.name else { continue };
+            if self.facts.packages.contains_key(name.value) {
+                continue;
+            }
+            if let Some(location) = self.location(p.doc.file, name.node.span) {
+                self.facts.packages.insert(name.value.to_string(), location);
+            }
+        }
+        for c in &catalog.channels {
+            let (package, channel) = (c.package.map_or("", |p| p.value), c.name);
+            let Some(channel) = channel else { continue };
+            for e in &c.entries {
+                let key = (package.to_string(), e.name().to_string());
+                if let Some(b) = self.facts.bundles.get_mut(&key) {
+                    b.channels.insert(channel.value.to_string());
+                }
+            }
+        }
+    }
+
+    fn add_ref(&mut self, file: usize, node: &Node, target: Target) {
+        let files = self.files;
+        let Some(f) = files.get(file) else { return };
+        // A value decoded from a string (a CSV's `olm.properties` annotation) spans the whole
+        // string: no place of its own to point at.
+        let embedded = f.embedded.get().map(|e| e.span);
+        if embedded.is_some_and(|e| e.start <= node.span.start && node.span.end <= e.end)
+            || node.span.end() > f.source.text.len()
+        {
+            return;
+        }
+        let range = convert::range(&f.source, node.span, self.naming.encoding);
+        if let Some(facts) = self.file(file) {
+            facts.refs.push(Ref { range, target });
+        }
+    }
+
+    /// The names and ranges the linted catalog's channels and bundles write.
+    fn references(&mut self, catalog: &Catalog<'_>) {
+        for c in &catalog.channels {
+            let package = c.package.map_or("", |p| p.value);
+            for e in &c.entries {
+                let bundle = |n: &str| Target::Bundle {
+                    package: package.to_string(),
+                    name: n.to_string(),
+                };
+                // A bundle directory's entry is its CSV: its `metadata.name` is the bundle.
+                let name = e.name.filter(|_| !e.from_directory);
+                for s in name.iter().chain(&e.replaces).chain(&e.skips) {
+                    self.add_ref(e.file, s.node, bundle(s.value));
+                }
+                if let Some(r) = e.skip_range {
+                    let target = Target::Range {
+                        package: package.to_string(),
+                        text: r.value.to_string(),
+                    };
+                    self.add_ref(e.file, r.node, target);
+                }
+            }
+        }
+        for b in &catalog.bundles {
+            self.dependencies(b);
+        }
+        for refs in self.facts.files.values_mut().map(|f| &mut f.refs) {
+            refs.sort_by_key(|r| (r.range.start.line, r.range.start.character));
+        }
+    }
+
+    /// A bundle's dependencies written in its file: `olm.package.required` and the
+    /// `package` constraints of `olm.constraint` (at any depth).
+    fn dependencies(&mut self, b: &Bundle<'_>) {
+        for p in &b.properties {
+            let Some(Cow::Borrowed(value)) = &p.value else {
+                continue;
+            };
+            let mut deps: Vec<(Option<&Node>, String, Option<&Node>, String)> = Vec::new();
+            match p.ty() {
+                "olm.package.required" => {
+                    let field = |k: &str| value.get_folded(k).map(|e| &e.value);
+                    let name = field("packageName");
+                    let range = field("versionRange");
+                    let text =
+                        |n: Option<&Node>| n.and_then(Node::as_str).unwrap_or("").to_string();
+                    deps.push((name, text(name), range, text(range)));
+                }
+                "olm.constraint" => {
+                    let decoded = olmlint_semantics::constraint::decode(value);
+                    if let Some(root) = &decoded.root {
+                        root.walk(&mut |c| {
+                            if let olmlint_semantics::constraint::Kind::Package {
+                                name,
+                                range,
+                                range_node,
+                                name_node,
+                            } = &c.kind
+                            {
+                                deps.push((*name_node, name.clone(), *range_node, range.clone()));
+                            }
+                        });
+                    }
+                }
+                _ => {}
+            }
+            for (name_node, name, range_node, range) in deps {
+                if name.is_empty() {
+                    continue;
+                }
+                if let Some(n) = name_node {
+                    self.add_ref(p.file, n, Target::Package(name.clone()));
+                }
+                if let Some(r) = range_node {
+                    let target = Target::Range {
+                        package: name,
+                        text: range,
+                    };
+                    self.add_ref(p.file, r, target);
+                }
+            }
+        }
+    }
+
+    /// Each bundle's installability findings, and those folded into another finding.
+    fn verdicts(&mut self, diags: &[Diagnostic]) {
+        let verdict = |rule: &str, package: &Option<String>, bundle: &Option<String>| {
+            INSTALLABILITY
+                .contains(&rule)
+                .then(|| Some((package.clone()?, bundle.clone()?)))
+                .flatten()
+        };
+        for d in diags {
+            if let Some(key) = verdict(d.rule, &d.package, &d.bundle) {
+                if let Some(b) = self.facts.bundles.get_mut(&key) {
+                    b.verdicts.push((d.rule.to_string(), d.message.clone()));
+                }
+            }
+            for r in &d.related {
+                let Some(f) = &r.folded else { continue };
+                if let Some(key) = verdict(f.rule, &f.package, &f.bundle) {
+                    if let Some(b) = self.facts.bundles.get_mut(&key) {
+                        b.verdicts.push((f.rule.to_string(), r.message.clone()));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether `pos` is in `range` (its end included: the cursor just after a name is on it).
+pub fn contains(range: &lsp::Range, pos: lsp::Position) -> bool {
+    let key = |p: &lsp::Position| (p.line, p.character);
+    key(&range.start) <= key(&pos) && key(&pos) <= key(&range.end)
+}
+
+impl FileFacts {
+    /// The innermost name or range at `pos`.
+    pub fn ref_at(&self, pos: lsp::Position) -> Option<&Ref> {
+        let size = |r: &lsp::Range| {
+            (
+                r.end.line - r.start.line,
+                r.end.character.wrapping_sub(r.start.character),
+            )
+        };
+        self.refs
+            .iter()
+            .filter(|r| contains(&r.range, pos))
+            .min_by_key(|r| size(&r.range))
+    }
+
+    /// The findings whose range holds `pos`.
+    pub fn findings_at(&self, pos: lsp::Position) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(move |f| contains(&f.diagnostic.range, pos))
+    }
+}
