@@ -180,7 +180,7 @@ fn add_what_the_change_knew(
 
 /// A fix is advertised (JSON/SARIF `fix`, the "fixable" count) only if `--fix` would apply
 /// it: re-parsing shows exactly the intended change.
-fn withdraw_refused_fixes(outcome: &mut crate::lint::Outcome) {
+pub(super) fn withdraw_refused_fixes(outcome: &mut crate::lint::Outcome) {
     if !outcome.diags.iter().any(|d| d.fix.is_some()) {
         return;
     }

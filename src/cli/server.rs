@@ -4,7 +4,8 @@ use olmlint_server::{Engine, Run, Snapshot};
 
 /// The lint run of `olmlint lint CATALOG`, on the catalog the server names, with the
 /// editor's buffers overlaid: the same discovery of the configuration, the same limits and
-/// the same filters; findings capped per rule and file as the report caps them.
+/// the same filters; findings capped per rule and file as the report caps them, and fixes
+/// kept only when `--fix` would apply them.
 struct Lint;
 
 impl Engine for Lint {
@@ -30,6 +31,8 @@ impl Engine for Lint {
         };
         super::lint::keep_only_config_mistakes(&mut outcome);
         outcome.cap_for_report();
+        // Code actions offer only the fixes `--fix` would apply.
+        super::lint::withdraw_refused_fixes(&mut outcome);
         Ok(Snapshot {
             files: outcome.files,
             diags: outcome.diags,

@@ -204,7 +204,13 @@ pub(crate) fn open(client: &mut rpc::Client, path: &Path, version: i32) {
 }
 
 /// An incremental change replacing `range` ((line, character) to (line, character)).
-fn change(client: &mut rpc::Client, path: &Path, version: i32, range: [(u32, u32); 2], text: &str) {
+pub(crate) fn change(
+    client: &mut rpc::Client,
+    path: &Path,
+    version: i32,
+    range: [(u32, u32); 2],
+    text: &str,
+) {
     let [(l1, c1), (l2, c2)] = range;
     client.notify(
         "textDocument/didChange",
@@ -228,7 +234,7 @@ pub(crate) fn of_rule<'a>(params: &'a Value, rule: &str) -> Vec<&'a Value> {
 }
 
 /// Every file under `dir` with its contents and modification time.
-fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>, std::time::SystemTime)> {
+pub(crate) fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>, std::time::SystemTime)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

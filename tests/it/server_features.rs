@@ -1,10 +1,11 @@
 //! `olmlint server`'s requests, driven over stdio as an editor drives them: hover (a finding's
-//! rule, a bundle named by a channel entry, a version range, a dependency's package) and go
-//! to definition. The command line is the oracle where it has an answer: `olmlint explain`'s
-//! text.
+//! rule, a bundle named by a channel entry, a version range, a dependency's package), code
+//! actions (the fixes `olmlint lint --fix` applies, unsafe ones apart, "suppress here",
+//! "explain rule") and go to definition. The command line is the oracle where it has an
+//! answer: `olmlint explain`'s text, the files `--fix` writes.
 
 use crate::common::write_files;
-use crate::server::{of_rule, open, rpc, uri};
+use crate::server::{change, of_rule, open, rpc, snapshot, uri};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -116,15 +117,29 @@ fn range_of(text: &str, needle: &str, nth: usize) -> Value {
     json!({"start": at(text, needle, nth, 0), "end": at(text, needle, nth, needle.len())})
 }
 
+/// A client that opens what `window/showDocument` asks.
 fn start(dir: &Path) -> rpc::Client {
     let mut client = rpc::Client::start(dir);
     let r = client.request(
         "initialize",
-        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+        json!({
+            "processId": null,
+            "rootUri": null,
+            "capabilities": {"window": {"showDocument": {"support": true}}},
+        }),
     );
     let caps = &r["result"]["capabilities"];
     assert_eq!(caps["hoverProvider"], true, "{r}");
     assert_eq!(caps["definitionProvider"], true, "{r}");
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix", "quickfix.olmlint.unsafe"]),
+        "{r}"
+    );
+    assert_eq!(
+        caps["executeCommandProvider"]["commands"],
+        json!(["olmlint.explain"])
+    );
     client.notify("initialized", json!({}));
     client
 }
@@ -228,6 +243,249 @@ fn hover_explains_findings_bundles_ranges_and_packages() {
     );
     let r = hover(&mut client, &bundles, at(BUNDLES, "schema", 0, 1));
     assert_eq!(r["result"], Value::Null, "{r}");
+    assert_eq!(client.exit(true), 0);
+}
+
+/// The edits of a code action, applied to `text` (one document, at `version`).
+fn apply(text: &str, action: &Value, file: &Path, version: i32) -> String {
+    let changes = action["edit"]["documentChanges"].as_array().unwrap();
+    assert_eq!(changes.len(), 1, "{action}");
+    let doc = &changes[0]["textDocument"];
+    assert_eq!(doc["uri"], uri(file).as_str(), "{action}");
+    assert_eq!(doc["version"], version, "{action}");
+    let mut edits: Vec<(usize, usize, String)> = changes[0]["edits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let offset = |p: &Value| {
+                let (line, character) = (
+                    p["line"].as_u64().unwrap(),
+                    p["character"].as_u64().unwrap(),
+                );
+                let start: usize = text
+                    .split_inclusive('\n')
+                    .take(line as usize)
+                    .map(str::len)
+                    .sum();
+                start + character as usize
+            };
+            let r = &e["range"];
+            (
+                offset(&r["start"]),
+                offset(&r["end"]),
+                e["newText"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    edits.sort();
+    let mut out = text.to_string();
+    for (s, t, new) in edits.into_iter().rev() {
+        out.replace_range(s..t, &new);
+    }
+    out
+}
+
+fn code_actions(
+    client: &mut rpc::Client,
+    file: &Path,
+    range: Value,
+    only: Option<&[&str]>,
+) -> Vec<Value> {
+    let mut context = json!({"diagnostics": []});
+    if let Some(only) = only {
+        context["only"] = json!(only);
+    }
+    let r = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri(file)}, "range": range, "context": context}),
+    );
+    r["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{r}"))
+        .clone()
+}
+
+fn titled<'a>(actions: &'a [Value], start: &str) -> &'a Value {
+    actions
+        .iter()
+        .find(|a| a["title"].as_str().unwrap().starts_with(start))
+        .unwrap_or_else(|| panic!("no action {start:?} in {actions:#?}"))
+}
+
+/// The safe fix is a preferred quick fix whose edit writes what `olmlint lint --fix` writes;
+/// the unsafe one has its own kind and writes what `--unsafe-fixes` adds.
+#[test]
+fn code_actions_are_the_fixes_the_command_line_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog_dir = dir.path().join("catalog");
+    catalog(&catalog_dir);
+    let before = snapshot(dir.path());
+    let bundles = catalog_dir.join("bundles.yaml");
+    let mut client = start(dir.path());
+    open(&mut client, &bundles, 1);
+    let published = client.diagnostics_at(&uri(&bundles), 1);
+    let typo = of_rule(&published, "OLM201")[0]["range"].clone();
+    let actions = code_actions(&mut client, &bundles, typo.clone(), None);
+    let fix = titled(&actions, "Rename `name` to `packageName` (OLM201)");
+    assert_eq!(fix["kind"], "quickfix", "{fix}");
+    assert_eq!(fix["isPreferred"], true, "{fix}");
+    assert_eq!(fix["diagnostics"][0]["code"], "OLM201", "{fix}");
+    let fixed = apply(BUNDLES, fix, &bundles, 1);
+
+    let unsafe_at = of_rule(&published, "OLM005")[0]["range"].clone();
+    let actions = code_actions(&mut client, &bundles, unsafe_at.clone(), None);
+    let quote = titled(&actions, "Quote the scalar");
+    assert_eq!(quote["kind"], "quickfix.olmlint.unsafe", "{quote}");
+    assert_eq!(quote["isPreferred"], false, "{quote}");
+    assert!(
+        quote["title"].as_str().unwrap().contains("unsafe"),
+        "{quote}"
+    );
+    let only_unsafe = code_actions(
+        &mut client,
+        &bundles,
+        unsafe_at,
+        Some(&["quickfix.olmlint.unsafe"]),
+    );
+    assert_eq!(only_unsafe.len(), 1, "{only_unsafe:#?}");
+    let only_safe = code_actions(&mut client, &bundles, typo, Some(&["source"]));
+    assert!(only_safe.is_empty(), "{only_safe:#?}");
+
+    // The oracle: `--fix`, then `--fix --unsafe-fixes`, on a copy.
+    let copy = tempfile::tempdir().unwrap();
+    catalog(copy.path());
+    crate::common::olmlint(Some(copy.path()), ["lint", "--fix", "."]);
+    let cli_fixed = std::fs::read_to_string(copy.path().join("bundles.yaml")).unwrap();
+    assert_eq!(fixed, cli_fixed);
+    crate::common::olmlint(Some(copy.path()), ["lint", "--fix", "--unsafe-fixes", "."]);
+    let cli_unsafe = std::fs::read_to_string(copy.path().join("bundles.yaml")).unwrap();
+    assert_eq!(apply(&fixed, quote, &bundles, 1), cli_unsafe);
+
+    // In a JSON file: the fix, no suppression.
+    let baz = catalog_dir.join("baz.json");
+    open(&mut client, &baz, 1);
+    let published = client.diagnostics_at(&uri(&baz), 1);
+    let typo = of_rule(&published, "OLM201")[0]["range"].clone();
+    let actions = code_actions(&mut client, &baz, typo, None);
+    let titles: Vec<&str> = actions
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Rename `name` to `packageName` (OLM201)",
+            "Explain OLM201 (open the rule's page)"
+        ]
+    );
+    assert_eq!(client.exit(true), 0);
+    assert!(
+        snapshot(dir.path()) == before,
+        "the server wrote to the disk"
+    );
+}
+
+/// "Suppress here" inserts the comment olmlint's parser reads, which applies once a reason
+/// is written after it; an edit is offered only for the version it was computed on;
+/// "explain" asks the client to show the rule's page.
+#[test]
+fn suppress_here_and_explain_and_no_edit_for_an_older_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog_dir = dir.path().join("catalog");
+    catalog(&catalog_dir);
+    let bundles = catalog_dir.join("bundles.yaml");
+    let mut client = start(dir.path());
+    open(&mut client, &bundles, 1);
+    let published = client.diagnostics_at(&uri(&bundles), 1);
+    let typo = of_rule(&published, "OLM201")[0]["range"].clone();
+    let actions = code_actions(&mut client, &bundles, typo.clone(), None);
+    let suppress = titled(&actions, "Suppress OLM201 here");
+    assert_eq!(suppress["kind"], "quickfix", "{suppress}");
+    let text = apply(BUNDLES, suppress, &bundles, 1);
+    assert!(
+        text.contains("  - type: olm.constraint\n    # olmlint: ignore[OLM201]\n    value: {package: {name: bar"),
+        "{text}"
+    );
+    // Applied as the editor applies it: the comment without a reason is OLM010.
+    let line = typo["start"]["line"].as_u64().unwrap() as u32;
+    change(
+        &mut client,
+        &bundles,
+        2,
+        [(line, 0), (line, 0)],
+        "    # olmlint: ignore[OLM201]\n",
+    );
+    let published = client.diagnostics_at(&uri(&bundles), 2);
+    assert_eq!(of_rule(&published, "OLM201").len(), 1, "{published}");
+    assert_eq!(of_rule(&published, "OLM010").len(), 1, "{published}");
+    // With a reason, it applies.
+    change(
+        &mut client,
+        &bundles,
+        3,
+        [(line, 29), (line, 29)],
+        " bar is renamed next release",
+    );
+    let published = client.diagnostics_at(&uri(&bundles), 3);
+    assert!(of_rule(&published, "OLM201").is_empty(), "{published}");
+    assert!(of_rule(&published, "OLM010").is_empty(), "{published}");
+
+    // An edit the run has not judged yet: no edit computed on version 3 is offered for
+    // version 4 (unless the run of version 4 was published before the answer, then its).
+    change(&mut client, &bundles, 4, [(0, 0), (0, 0)], "# a comment\n");
+    let range = of_rule(&published, "OLM005")[0]["range"].clone();
+    let actions = code_actions(&mut client, &bundles, range.clone(), None);
+    let judged = client.unread().iter().any(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == uri(&bundles).as_str()
+            && m["params"]["version"] == 4
+    });
+    for action in &actions {
+        if let Some(changes) = action["edit"]["documentChanges"].as_array() {
+            assert!(judged, "an edit before version 4 was judged: {action}");
+            assert_eq!(changes[0]["textDocument"]["version"], 4, "{action}");
+        }
+    }
+    client.diagnostics_at(&uri(&bundles), 4);
+    let mut moved = range.clone();
+    for end in ["start", "end"] {
+        let l = moved[end]["line"].as_u64().unwrap();
+        moved[end]["line"] = json!(l + 1);
+    }
+    let actions = code_actions(&mut client, &bundles, moved, None);
+    let quote = titled(&actions, "Quote the scalar");
+    assert_eq!(
+        quote["edit"]["documentChanges"][0]["textDocument"]["version"],
+        4
+    );
+
+    let explain = titled(&actions, "Explain OLM005");
+    let command = &explain["command"];
+    assert_eq!(command["command"], "olmlint.explain", "{explain}");
+    let r = client.request(
+        "workspace/executeCommand",
+        json!({"command": command["command"], "arguments": command["arguments"]}),
+    );
+    assert_eq!(r["result"], Value::Null, "{r}");
+    let shown = client.wait("window/showDocument", |m| {
+        m["method"] == "window/showDocument"
+    });
+    assert_eq!(
+        shown["params"],
+        json!({"uri": "https://olmlint.github.io/olmlint/rules/OLM005.html", "external": true})
+    );
+    let r = client.request(
+        "workspace/executeCommand",
+        json!({"command": "olmlint.explain", "arguments": ["OLM999"]}),
+    );
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown rule"),
+        "{r}"
+    );
     assert_eq!(client.exit(true), 0);
 }
 

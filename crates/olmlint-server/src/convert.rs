@@ -64,6 +64,20 @@ pub fn position(source: &SourceFile, byte: usize, enc: Encoding) -> lsp::Positio
     )
 }
 
+/// The protocol position of byte `byte` of `text` (a text without a line index: the lines
+/// before it are counted).
+pub fn position_in(text: &str, byte: usize, enc: Encoding) -> lsp::Position {
+    let byte = floor_boundary(text, byte);
+    let before = text.get(..byte).unwrap_or("");
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', before.as_bytes()).count();
+    let character = enc.units(before.get(start..).unwrap_or(""));
+    lsp::Position::new(
+        u32::try_from(line).unwrap_or(u32::MAX),
+        u32::try_from(character).unwrap_or(u32::MAX),
+    )
+}
+
 pub fn range(source: &SourceFile, span: Span, enc: Encoding) -> lsp::Range {
     lsp::Range::new(
         position(source, span.start(), enc),
@@ -166,6 +180,11 @@ mod tests {
         for enc in [Encoding::Utf16, Encoding::Utf8] {
             for byte in [0, x, b, text.len()] {
                 assert_eq!(offset(text, position(&f, byte, enc), enc), byte);
+            }
+        }
+        for enc in [Encoding::Utf16, Encoding::Utf8] {
+            for byte in [0, x, b, text.len()] {
+                assert_eq!(position_in(text, byte, enc), position(&f, byte, enc));
             }
         }
         // Past the end of a line, and past the last line.

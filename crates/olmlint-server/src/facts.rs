@@ -1,7 +1,7 @@
-//! What the requests (hover, go to definition) answer from: a catalog's last
+//! What the requests (hover, code actions, go to definition) answer from: a catalog's last
 //! published run, reduced to plain data when it is published. The run's files go back to the
 //! parse cache and the model borrows them, so neither is kept; instead, per file, the
-//! findings and the names written there that point elsewhere,
+//! findings (with their fixes as text edits) and the names written there that point elsewhere,
 //! and per catalog where each bundle and package is defined, each bundle's version, channels
 //! and installability findings, and each package's versions.
 
@@ -46,6 +46,8 @@ impl Facts {
 pub struct FileFacts {
     /// The document version the run read; `None`: the file as saved.
     pub version: Option<i32>,
+    /// A YAML file, read as text: inline suppression comments apply.
+    pub yaml: bool,
     pub findings: Vec<Finding>,
     /// Names and ranges written in this file, by start.
     pub refs: Vec<Ref>,
@@ -55,6 +57,15 @@ pub struct Finding {
     pub rule: &'static str,
     /// As published.
     pub diagnostic: lsp::Diagnostic,
+    pub fix: Option<Fix>,
+}
+
+/// A fix `olmlint lint --fix` would apply (`--unsafe-fixes` when not `safe`), as edits of
+/// the finding's file.
+pub struct Fix {
+    pub description: String,
+    pub safe: bool,
+    pub edits: Vec<lsp::TextEdit>,
 }
 
 /// A name or range written in a file, and what it refers to.
@@ -141,14 +152,18 @@ impl<'b> Builder<'b> {
     }
 
     fn file(&mut self, file: usize) -> Option<&mut FileFacts> {
+        let f = self.files.get(file)?;
         let uri = self.uris.get(file)?;
         let version = (self.naming.version)(uri);
+        // Read as text: a file that could not be decoded has no comments.
+        let yaml = f.format == olmlint_load::Format::Yaml && !f.docs.is_empty();
         Some(
             self.facts
                 .files
                 .entry(uri.clone())
                 .or_insert_with(|| FileFacts {
                     version,
+                    yaml,
                     ..FileFacts::default()
                 }),
         )
@@ -164,7 +179,8 @@ impl<'b> Builder<'b> {
         })
     }
 
-    /// Every finding located in a file, as published.
+    /// Every finding located in a file, as published, with its fix when all of the fix's
+    /// edits are in that file.
     fn findings(&mut self, diags: &[Diagnostic]) {
         let enc = self.naming.encoding;
         for d in diags {
@@ -176,10 +192,36 @@ impl<'b> Builder<'b> {
             let (files, uris) = (self.files, self.uris);
             let related_at = |i: usize| Some((uris.get(i)?.clone(), &files.get(i)?.source));
             let diagnostic = convert::diagnostic(d, range, &related_at, enc);
+            let fix = d.fix.as_ref().and_then(|fix| {
+                let edits = fix
+                    .edits
+                    .iter()
+                    .map(|e| {
+                        (e.file == loc.file).then_some(())?;
+                        let text = olmlint_load::fix::edit_text(files, e)?;
+                        // `--fix` keeps a file's CRLF line breaks.
+                        let text = if source.text.contains("\r\n") {
+                            text.replace("\r\n", "\n").replace('\n', "\r\n")
+                        } else {
+                            text
+                        };
+                        Some(lsp::TextEdit::new(
+                            convert::range(source, e.span, enc),
+                            text,
+                        ))
+                    })
+                    .collect::<Option<Vec<_>>>()?;
+                Some(Fix {
+                    description: fix.description.clone(),
+                    safe: fix.safe,
+                    edits,
+                })
+            });
             if let Some(f) = self.file(loc.file) {
                 f.findings.push(Finding {
                     rule: d.rule,
                     diagnostic,
+                    fix,
                 });
             }
         }

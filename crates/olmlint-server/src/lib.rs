@@ -5,7 +5,7 @@
 //! are published for every file of the catalog, so an edit in one file shows where it breaks
 //! another. Threads: the main loop owns the protocol and the open documents; one worker runs
 //! the lints (latest wins: a newer edit cancels the run in flight, whose result is dropped).
-//! Hover and go to definition are answered from what the last published run of
+//! Hover, code actions and go to definition are answered from what the last published run of
 //! the document's catalog found (its findings, fixes and model, kept as plain data).
 //!
 //! The pipeline lives in the `olmlint` package, which depends on this crate: it is reached
@@ -23,6 +23,7 @@
     )
 )]
 
+mod actions;
 pub mod convert;
 mod documents;
 mod facts;

@@ -1,8 +1,8 @@
 //! The protocol: initialize, the document notifications, the requests, shutdown and exit.
 //! Runs on one thread, which owns the connection's receiving end; the lints run on the
-//! worker. Requests are answered here, from the last published run (each quickly: a
-//! lookup), each under `catch_unwind`: a panic answers that request with an error and the
-//! server goes on.
+//! worker. Requests are answered here, from the last published run (each quickly: a lookup,
+//! or a parse of one file to check a suppression comment), each under `catch_unwind`: a
+//! panic answers that request with an error and the server goes on.
 
 use crate::convert::Encoding;
 use crate::worker::{Shared, Work};
@@ -18,6 +18,7 @@ struct Init {
     /// The workspace folders (else the root), as directories: a file under one belongs to the
     /// catalog discovery plans there, as for `olmlint lint --only-files`.
     folders: Vec<PathBuf>,
+    client: crate::requests::Client,
 }
 
 impl Init {
@@ -55,9 +56,14 @@ impl Init {
                 });
             folders.extend(root);
         }
+        let show_document = params
+            .pointer("/capabilities/window/showDocument/support")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false);
         Init {
             encoding: Encoding::negotiate(&offered),
             folders,
+            client: crate::requests::Client { show_document },
         }
     }
 
@@ -77,6 +83,19 @@ impl Init {
                 text_document_sync: Some(lsp::TextDocumentSync::Options(sync)),
                 hover_provider: Some(lsp::HoverProvider::Bool(true)),
                 definition_provider: Some(lsp::DefinitionProvider::Bool(true)),
+                code_action_provider: Some(lsp::CodeActionProvider::CodeActionOptions(
+                    lsp::CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            lsp::CodeActionKind::QuickFix,
+                            lsp::CodeActionKind::from(crate::actions::UNSAFE),
+                        ]),
+                        ..Default::default()
+                    },
+                )),
+                execute_command_provider: Some(lsp::ExecuteCommandOptions {
+                    commands: vec![crate::actions::EXPLAIN.to_string()],
+                    ..Default::default()
+                }),
                 ..Default::default()
             },
             server_info: Some(lsp::ServerInfo {
@@ -108,7 +127,7 @@ pub fn serve(connection: &Connection, engine: Arc<dyn Engine>) -> i32 {
         engine,
         init.folders,
     );
-    let code = dispatch(connection, &shared, &work);
+    let code = dispatch(connection, &shared, &work, &init.client);
     let _ = work.send(Work::Stop);
     shared.cancel_all();
     if let Ok(w) = worker {
@@ -122,12 +141,16 @@ fn dispatch(
     connection: &Connection,
     shared: &Shared,
     work: &crossbeam_channel::Sender<Work>,
+    client: &crate::requests::Client,
 ) -> i32 {
     let mut shut_down = false;
     for message in &connection.receiver {
         match message {
             Message::Request(req) => {
-                let response = request(&req, &mut shut_down, shared);
+                let (response, before) = request(&req, &mut shut_down, shared, client);
+                for m in before {
+                    let _ = connection.sender.send(m);
+                }
                 if shut_down {
                     let _ = work.send(Work::Stop);
                     shared.cancel_all();
@@ -146,38 +169,50 @@ fn dispatch(
     1
 }
 
-/// The answer to a request: `shutdown`, the requests of [`crate::requests`], and "not
-/// found" for every other method, as the protocol asks of a server that does not provide it.
-fn request(req: &Request, shut_down: &mut bool, shared: &Shared) -> Response {
+/// The answer to a request (and messages to send before it): `shutdown`, the requests of
+/// [`crate::requests`], and "not found" for every other method, as the protocol asks of a
+/// server that does not provide it.
+fn request(
+    req: &Request,
+    shut_down: &mut bool,
+    shared: &Shared,
+    client: &crate::requests::Client,
+) -> (Response, Vec<Message>) {
     if *shut_down {
-        return Response::new_err(
+        let e = Response::new_err(
             req.id.clone(),
             ErrorCode::InvalidRequest as i32,
             "the server is shutting down".to_string(),
         );
+        return (e, Vec::new());
     }
     if req.method == "shutdown" {
         *shut_down = true;
-        return Response::new_ok(req.id.clone(), ());
+        return (Response::new_ok(req.id.clone(), ()), Vec::new());
     }
     if !crate::requests::METHODS.contains(&req.method.as_str()) {
-        return Response::new_err(
+        let e = Response::new_err(
             req.id.clone(),
             ErrorCode::MethodNotFound as i32,
             format!("olmlint does not provide {}", req.method),
         );
+        return (e, Vec::new());
     }
-    guarded(req, || crate::requests::answer(req, shared))
+    guarded(req, || crate::requests::answer(req, shared, client))
 }
 
 /// `answer()`, or, if it panics, an error response: the server goes on.
-fn guarded(req: &Request, answer: impl FnOnce() -> Response) -> Response {
+fn guarded(
+    req: &Request,
+    answer: impl FnOnce() -> (Response, Vec<Message>),
+) -> (Response, Vec<Message>) {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(answer)).unwrap_or_else(|_| {
-        Response::new_err(
+        let e = Response::new_err(
             req.id.clone(),
             ErrorCode::InternalError as i32,
             format!("internal error while answering {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues with the file); the server goes on", req.method),
-        )
+        );
+        (e, Vec::new())
     })
 }
 
@@ -257,7 +292,8 @@ mod tests {
     #[test]
     fn a_panic_in_a_request_is_an_error_response() {
         let req = Request::new(7.into(), "textDocument/hover".into(), serde_json::json!({}));
-        let response = guarded(&req, || panic!("a bug"));
+        let (response, before) = guarded(&req, || panic!("a bug"));
+        assert!(before.is_empty());
         assert_eq!(response.id, req.id);
         let e = response.response_result.unwrap_err();
         assert_eq!(e.code, ErrorCode::InternalError as i32);

@@ -435,7 +435,7 @@ impl Worker {
         if failed {
             self.log(
                 lsp::MessageType::Error,
-                format!("internal error while indexing {} for hover and go to definition (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
+                format!("internal error while indexing {} for hover, code actions and go to definition (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
             );
         }
     }
