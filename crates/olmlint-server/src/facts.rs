@@ -10,7 +10,7 @@ use crate::Snapshot;
 use lsp_types as lsp;
 use olmlint_base::diag::Diagnostic;
 use olmlint_base::source::SourceFile;
-use olmlint_base::tree::{Node, Span};
+use olmlint_base::tree::{Node, Span, Value};
 use olmlint_load::LoadedFile;
 use olmlint_model::{Bundle, Catalog};
 use std::borrow::Cow;
@@ -26,9 +26,9 @@ const INSTALLABILITY: [&str; 6] = ["OLM501", "OLM502", "OLM503", "OLM504", "OLM5
 pub struct Facts {
     /// By URI, as the run's findings were published.
     pub files: HashMap<String, FileFacts>,
-    /// (package, bundle name) → the bundle (the linted catalog's first, else a context
+    /// Package → bundle name → the bundle (the linted catalog's first, else a context
     /// catalog's).
-    pub bundles: HashMap<(String, String), BundleFacts>,
+    pub bundles: HashMap<String, HashMap<String, BundleFacts>>,
     /// Package name → where its `olm.package` document names it.
     pub packages: HashMap<String, lsp::Location>,
     /// Package name → its bundles' versions (that parse), in precedence order, each once.
@@ -38,6 +38,14 @@ pub struct Facts {
 impl Facts {
     pub fn file(&self, uri: &str) -> Option<&FileFacts> {
         self.files.get(uri)
+    }
+
+    pub fn bundle(&self, package: &str, name: &str) -> Option<&BundleFacts> {
+        self.bundles.get(package)?.get(name)
+    }
+
+    fn bundle_mut(&mut self, package: &str, name: &str) -> Option<&mut BundleFacts> {
+        self.bundles.get_mut(package)?.get_mut(name)
     }
 }
 
@@ -154,6 +162,9 @@ impl<'b> Builder<'b> {
     fn file(&mut self, file: usize) -> Option<&mut FileFacts> {
         let f = self.files.get(file)?;
         let uri = self.uris.get(file)?;
+        if self.facts.files.contains_key(uri) {
+            return self.facts.files.get_mut(uri);
+        }
         let version = (self.naming.version)(uri);
         // Read as text: a file that could not be decoded has no comments.
         let yaml = f.format == olmlint_load::Format::Yaml && !f.docs.is_empty();
@@ -234,8 +245,7 @@ impl<'b> Builder<'b> {
             let (Some(name), Some(package)) = (b.name, b.package) else {
                 continue;
             };
-            let key = (package.value.to_string(), name.value.to_string());
-            if self.facts.bundles.contains_key(&key) {
+            if self.facts.bundle(package.value, name.value).is_some() {
                 continue;
             }
             let Some(location) = self.location(b.doc.file, name.node.span) else {
@@ -246,14 +256,24 @@ impl<'b> Builder<'b> {
                 .as_deref()
                 .and_then(|v| olmlint_semantics::version::parse_strict(v).ok())
             {
-                self.facts
-                    .versions
-                    .entry(key.0.clone())
-                    .or_default()
-                    .push(v);
+                if let Some(vs) = self.facts.versions.get_mut(package.value) {
+                    vs.push(v);
+                } else {
+                    self.facts
+                        .versions
+                        .insert(package.value.to_string(), vec![v]);
+                }
             }
-            self.facts.bundles.insert(
-                key,
+            let in_package = match self.facts.bundles.get_mut(package.value) {
+                Some(m) => m,
+                None => self
+                    .facts
+                    .bundles
+                    .entry(package.value.to_string())
+                    .or_default(),
+            };
+            in_package.insert(
+                name.value.to_string(),
                 BundleFacts {
                     location,
                     version,
@@ -275,9 +295,10 @@ impl<'b> Builder<'b> {
             let (package, channel) = (c.package.map_or("", |p| p.value), c.name);
             let Some(channel) = channel else { continue };
             for e in &c.entries {
-                let key = (package.to_string(), e.name().to_string());
-                if let Some(b) = self.facts.bundles.get_mut(&key) {
-                    b.channels.insert(channel.value.to_string());
+                if let Some(b) = self.facts.bundle_mut(package, e.name()) {
+                    if !b.channels.contains(channel.value) {
+                        b.channels.insert(channel.value.to_string());
+                    }
                 }
             }
         }
@@ -338,45 +359,25 @@ impl<'b> Builder<'b> {
             let Some(Cow::Borrowed(value)) = &p.value else {
                 continue;
             };
-            let mut deps: Vec<(Option<&Node>, String, Option<&Node>, String)> = Vec::new();
-            match p.ty() {
-                "olm.package.required" => {
-                    let field = |k: &str| value.get_folded(k).map(|e| &e.value);
-                    let name = field("packageName");
-                    let range = field("versionRange");
-                    let text =
-                        |n: Option<&Node>| n.and_then(Node::as_str).unwrap_or("").to_string();
-                    deps.push((name, text(name), range, text(range)));
-                }
-                "olm.constraint" => {
-                    let decoded = olmlint_semantics::constraint::decode(value);
-                    if let Some(root) = &decoded.root {
-                        root.walk(&mut |c| {
-                            if let olmlint_semantics::constraint::Kind::Package {
-                                name,
-                                range,
-                                range_node,
-                                name_node,
-                            } = &c.kind
-                            {
-                                deps.push((*name_node, name.clone(), *range_node, range.clone()));
-                            }
-                        });
-                    }
-                }
-                _ => {}
-            }
-            for (name_node, name, range_node, range) in deps {
+            let deps = match p.ty() {
+                "olm.package.required" => vec![*value],
+                "olm.constraint" => package_constraints(value),
+                _ => continue,
+            };
+            for dep in deps {
+                let field = |k: &str| dep.get_folded(k).map(|e| &e.value);
+                let Some(name_node) = field("packageName") else {
+                    continue;
+                };
+                let name = name_node.as_str().unwrap_or("");
                 if name.is_empty() {
                     continue;
                 }
-                if let Some(n) = name_node {
-                    self.add_ref(p.file, n, Target::Package(name.clone()));
-                }
-                if let Some(r) = range_node {
+                self.add_ref(p.file, name_node, Target::Package(name.to_string()));
+                if let Some(r) = field("versionRange") {
                     let target = Target::Range {
-                        package: name,
-                        text: range,
+                        package: name.to_string(),
+                        text: r.as_str().unwrap_or("").to_string(),
                     };
                     self.add_ref(p.file, r, target);
                 }
@@ -386,28 +387,50 @@ impl<'b> Builder<'b> {
 
     /// Each bundle's installability findings, and those folded into another finding.
     fn verdicts(&mut self, diags: &[Diagnostic]) {
-        let verdict = |rule: &str, package: &Option<String>, bundle: &Option<String>| {
-            INSTALLABILITY
+        let mut add = |rule: &str, package: &Option<String>, bundle: &Option<String>, m: &str| {
+            let (Some(package), Some(bundle)) = (package, bundle) else {
+                return;
+            };
+            if let Some(b) = INSTALLABILITY
                 .contains(&rule)
-                .then(|| Some((package.clone()?, bundle.clone()?)))
+                .then(|| self.facts.bundle_mut(package, bundle))
                 .flatten()
+            {
+                b.verdicts.push((rule.to_string(), m.to_string()));
+            }
         };
         for d in diags {
-            if let Some(key) = verdict(d.rule, &d.package, &d.bundle) {
-                if let Some(b) = self.facts.bundles.get_mut(&key) {
-                    b.verdicts.push((d.rule.to_string(), d.message.clone()));
-                }
-            }
+            add(d.rule, &d.package, &d.bundle, &d.message);
             for r in &d.related {
-                let Some(f) = &r.folded else { continue };
-                if let Some(key) = verdict(f.rule, &f.package, &f.bundle) {
-                    if let Some(b) = self.facts.bundles.get_mut(&key) {
-                        b.verdicts.push((f.rule.to_string(), r.message.clone()));
-                    }
+                if let Some(f) = &r.folded {
+                    add(f.rule, &f.package, &f.bundle, &r.message);
                 }
             }
         }
     }
+}
+
+/// The `package` constraints of an `olm.constraint` value, at any depth (under `all`, `any`,
+/// `not`): the objects holding `packageName` and `versionRange`.
+fn package_constraints(value: &Node) -> Vec<&Node> {
+    let mut out = Vec::new();
+    let mut stack = vec![value];
+    while let Some(n) = stack.pop() {
+        match &n.value {
+            Value::Map(entries) => {
+                for e in entries {
+                    if e.key.eq_ignore_ascii_case("package") && e.value.as_map().is_some() {
+                        out.push(&e.value);
+                    } else {
+                        stack.push(&e.value);
+                    }
+                }
+            }
+            Value::Seq(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether `pos` is in `range` (its end included: the cursor just after a name is on it).
@@ -436,5 +459,23 @@ impl FileFacts {
         self.findings
             .iter()
             .filter(move |f| contains(&f.diagnostic.range, pos))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_constraints_at_any_depth() {
+        let text = "all:\n  constraints:\n  - Package: {packageName: a, versionRange: '>=1.0.0'}\n  - not:\n      constraints:\n      - package: {packageName: b}\n  - gvk: {group: g}\n";
+        let f = olmlint_load::parse_text_everything(text, &olmlint_load::Limits::default());
+        let value = f.docs[0].root.as_ref().unwrap();
+        let mut names: Vec<&str> = package_constraints(value)
+            .iter()
+            .filter_map(|p| p.get_folded("packageName")?.value.as_str())
+            .collect();
+        names.sort_unstable();
+        assert_eq!(names, ["a", "b"]);
     }
 }

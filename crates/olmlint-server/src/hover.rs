@@ -43,7 +43,7 @@ pub fn hover(facts: &Facts, file: &FileFacts, pos: lsp::Position) -> Option<(Str
 
 /// A bundle named in a channel entry.
 fn bundle(facts: &Facts, package: &str, name: &str) -> String {
-    let Some(b) = facts.bundles.get(&(package.to_string(), name.to_string())) else {
+    let Some(b) = facts.bundle(package, name) else {
         return format!(
             "**Bundle `{name}`**: package `{package}` has no bundle of this name in this catalog."
         );

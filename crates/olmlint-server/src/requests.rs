@@ -114,10 +114,7 @@ fn definition(params: &Value, shared: &Shared) -> Result<Value, String> {
         .file(&uri)
         .and_then(|f| f.ref_at(pos))
         .and_then(|r| match &r.target {
-            Target::Bundle { package, name } => facts
-                .bundles
-                .get(&(package.clone(), name.clone()))
-                .map(|b| &b.location),
+            Target::Bundle { package, name } => facts.bundle(package, name).map(|b| &b.location),
             Target::Package(name) => facts.packages.get(name),
             Target::Range { .. } => None,
         });

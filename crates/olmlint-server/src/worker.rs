@@ -112,13 +112,15 @@ impl Shared {
     /// A run's facts kept (`Some`) or dropped (`None`) for `root`, after its publication.
     fn keep(&self, root: &Path, facts: Option<Facts>) {
         let mut guard = self.facts();
-        match facts {
+        let before = match facts {
             Some(f) => guard.0.insert(root.to_path_buf(), Arc::new(f)),
             None => guard.0.remove(root),
         };
         guard.1 = false;
         drop(guard);
         self.kept.notify_all();
+        // Freed after the requests waiting for the new facts are let go.
+        drop(before);
     }
 
     pub fn cancel_all(&self) {
@@ -417,8 +419,11 @@ impl Worker {
 
     /// What the requests on the catalog's documents answer from, until its next publication.
     fn keep_facts(&self, root: &Path, snapshot: &Snapshot, open: &HashMap<PathBuf, OpenDocument>) {
+        // The files of a run under its (canonical) root are absolute already: no need to ask
+        // the file system again for each (a definition's target names the file as read).
         let uri = |path: &Path| match open.get(path) {
             Some(d) => d.uri.clone(),
+            None if path.is_absolute() => crate::uri::from_path(path),
             None => crate::uri::from_path(&olmlint_load::io::absolute(path)),
         };
         let version = |uri: &str| open.values().find(|d| d.uri == uri).map(|d| d.version);
