@@ -555,3 +555,36 @@ fn definition_leads_to_the_bundle_or_package_named() {
     );
     assert_eq!(client.exit(true), 0);
 }
+
+/// A client that cannot open a page is shown the rule's documentation instead.
+#[test]
+fn explain_without_show_document_shows_the_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut client = rpc::Client::start(dir.path());
+    client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    client.notify("initialized", json!({}));
+    let r = client.request(
+        "workspace/executeCommand",
+        json!({"command": "olmlint.explain", "arguments": ["constraint-decode"]}),
+    );
+    assert_eq!(r["result"], Value::Null, "{r}");
+    let shown = client.wait("window/showMessage", |m| {
+        m["method"] == "window/showMessage"
+    });
+    let explain = crate::common::olmlint(None, ["explain", "OLM201"]);
+    assert_eq!(
+        shown["params"]["message"],
+        String::from_utf8(explain.stdout).unwrap().trim_end()
+    );
+    assert!(
+        !client
+            .unread()
+            .iter()
+            .any(|m| m["method"] == "window/showDocument"),
+        "not offered by the client"
+    );
+    assert_eq!(client.exit(true), 0);
+}
