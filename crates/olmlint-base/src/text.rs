@@ -172,6 +172,17 @@ impl std::fmt::Display for Text {
     }
 }
 
+/// Whether a marker that follows `before` on its line (the line's text up to the marker) sits
+/// in a YAML comment: a `#` at the line's start or after a blank, with only blanks between it
+/// and the marker. Returns the `#`'s offset. (The inline suppression comment's rule, shared by
+/// the checks that read it and the language server that writes it.)
+pub fn comment_hash_before(before: &str) -> Option<usize> {
+    let hash = before.rfind('#')?;
+    let is_comment = before.get(hash + 1..).is_some_and(|s| s.trim().is_empty())
+        && (hash == 0 || before.get(..hash).is_some_and(|s| s.ends_with([' ', '\t'])));
+    is_comment.then_some(hash)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

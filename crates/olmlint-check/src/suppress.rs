@@ -44,14 +44,9 @@ fn in_file(fi: usize, f: &LoadedFile) -> Vec<Suppression> {
             .and_then(|t| t.rfind('\n'))
             .map_or(0, |p| p + 1);
         let before = text.get(line_start..at).unwrap_or("");
-        let Some(hash) = before.rfind('#') else {
+        let Some(hash) = olmlint_base::text::comment_hash_before(before) else {
             continue;
         };
-        let is_comment = before.get(hash + 1..).is_some_and(|s| s.trim().is_empty())
-            && (hash == 0 || before.get(..hash).is_some_and(|s| s.ends_with([' ', '\t'])));
-        if !is_comment {
-            continue;
-        }
         let line_end = text
             .get(at..)
             .and_then(|t| t.find('\n'))

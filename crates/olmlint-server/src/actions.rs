@@ -140,14 +140,9 @@ fn line_bounds(text: &str, line: u32) -> Option<(usize, usize)> {
 fn comment_in(line: &str) -> Option<(usize, bool, Vec<String>)> {
     for (at, _) in line.match_indices(MARKER) {
         let before = line.get(..at)?;
-        let Some(hash) = before.rfind('#') else {
+        let Some(hash) = olmlint_base::text::comment_hash_before(before) else {
             continue;
         };
-        let is_comment = before.get(hash + 1..).is_some_and(|s| s.trim().is_empty())
-            && (hash == 0 || before.get(..hash).is_some_and(|s| s.ends_with([' ', '\t'])));
-        if !is_comment {
-            continue;
-        }
         let after = line.get(at + MARKER.len()..)?;
         let lead = after.len() - after.trim_start().len();
         let Some(rest) = after.trim_start().strip_prefix("ignore[") else {
