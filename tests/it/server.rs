@@ -631,3 +631,21 @@ fn exit_without_shutdown_is_an_error_and_unknown_requests_are_answered() {
     assert!(client.unread().is_empty(), "{:?}", client.unread());
     assert_eq!(client.exit(false), 1);
 }
+
+/// Diagnostic tags from the rules' `tags:`: an unused suppression is unnecessary (faded).
+#[test]
+fn unused_suppressions_are_tagged_unnecessary() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = "---\nschema: olm.package\nname: foo\ndefaultChannel: stable\n---\nschema: olm.channel\npackage: foo\nname: stable\nentries:\n  - name: foo.v1.0.0 # olmlint: ignore[OLM304] nothing to silence here\n---\nschema: olm.bundle\npackage: foo\nname: foo.v1.0.0\nimage: quay.io/example/foo-bundle@sha256:0000000000000000000000000000000000000000000000000000000000000000\nproperties:\n  - type: olm.package\n    value: {packageName: foo, version: 1.0.0}\n";
+    write_files(dir.path(), &[("catalog/foo.yaml", catalog)]);
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, Some(dir.path()), &["utf-16"]);
+    let file = dir.path().join("catalog/foo.yaml");
+    open(&mut client, &file, 1);
+    let published = client.diagnostics(&uri(&file));
+    let unused = of_rule(&published, "OLM010");
+    assert_eq!(unused.len(), 1, "{published}");
+    // DiagnosticTag.Unnecessary is 1.
+    assert_eq!(unused[0]["tags"], json!([1]), "{published}");
+    assert_eq!(client.exit(true), 0);
+}

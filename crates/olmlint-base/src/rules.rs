@@ -48,6 +48,10 @@ pub struct Rule {
     pub summary: String,
     /// Rules the failing example necessarily triggers too (e.g. an uninstallable bundle, OLM501).
     pub also: Vec<String>,
+    /// What its findings point at, for editors (`tags:` in the front matter): `unnecessary`
+    /// (text that changes nothing, shown faded) or `deprecated` (an obsolete form, struck
+    /// through); the language server's diagnostic tags.
+    pub tags: Vec<String>,
     /// The Markdown body (after the front matter).
     pub body: &'static str,
 }
@@ -122,6 +126,18 @@ pub fn get(id: &str) -> Option<&'static Rule> {
     all().get(i)
 }
 
+/// A comma-separated front-matter value.
+fn list(value: Option<String>) -> Vec<String> {
+    value
+        .map(|v| {
+            v.split(',')
+                .map(|x| x.trim().to_string())
+                .filter(|x| !x.is_empty())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn parse(id: &'static str, doc: &'static str) -> Option<Rule> {
     let rest = doc.strip_prefix("---\n")?;
     let end = rest.find("\n---\n")?;
@@ -141,20 +157,31 @@ fn parse(id: &'static str, doc: &'static str) -> Option<Rule> {
             .unwrap_or(Severity::Error),
         enabled: field("enabled").is_none_or(|v| v != "false"),
         summary: field("summary").unwrap_or_default(),
-        also: field("also")
-            .map(|v| {
-                v.split(',')
-                    .map(|x| x.trim().to_string())
-                    .filter(|x| !x.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default(),
+        also: list(field("also")),
+        tags: list(field("tags")),
         body,
     })
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn tags_are_ones_editors_know() {
+        for r in super::all() {
+            for t in &r.tags {
+                assert!(
+                    ["unnecessary", "deprecated"].contains(&t.as_str()),
+                    "{}: {t}",
+                    r.id
+                );
+            }
+        }
+        assert_eq!(
+            super::get("OLM010").map(|r| r.tags.clone()),
+            Some(vec!["unnecessary".to_string()])
+        );
+    }
+
     #[test]
     fn every_doc_parses_and_ids_match() {
         assert_eq!(super::all().len(), super::RULE_DOCS.len());

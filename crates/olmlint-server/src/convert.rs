@@ -158,10 +158,25 @@ pub fn diagnostic<'f>(
             .map(|r| lsp::CodeDescription::new(lsp::Uri(r.book_url()))),
         source: Some("olmlint".to_string()),
         message: lsp::Message::String(message),
-        tags: None,
+        tags: tags(d.rule),
         related_information: (!related.is_empty()).then_some(related),
         data: None,
     }
+}
+
+/// The rule's diagnostic tags (`tags:` of its page): faded when unnecessary, struck through
+/// when deprecated.
+fn tags(rule: &str) -> Option<Vec<lsp::DiagnosticTag>> {
+    let tags: Vec<lsp::DiagnosticTag> = olmlint_base::rules::get(rule)?
+        .tags
+        .iter()
+        .filter_map(|t| match t.as_str() {
+            "unnecessary" => Some(lsp::DiagnosticTag::Unnecessary),
+            "deprecated" => Some(lsp::DiagnosticTag::Deprecated),
+            _ => None,
+        })
+        .collect();
+    (!tags.is_empty()).then_some(tags)
 }
 
 #[cfg(test)]
