@@ -219,6 +219,36 @@ pub(super) fn early_report(
 
 /// The filter stage for findings known from elsewhere: `--write-baseline` (writes the file;
 /// the run ends with `Some(0)`), `--findings-baseline` and `--only-new`.
+/// `--findings-baseline FILE`: leave out the findings the baseline lists, and report its
+/// entries that match none (OLM010) among the files the run linted (`only_files` when the
+/// run was scoped to them). Shared by `olmlint lint` and `olmlint server`.
+pub(super) fn apply_findings_baseline(
+    path: &std::path::Path,
+    only_files: &[PathBuf],
+    outcome: &mut crate::lint::Outcome,
+) -> Result<(), String> {
+    use olmlint_load::findings::{self, Base};
+    let entries = findings::read_baseline(path, outcome.max_file_size)
+        .map_err(|e| format!("--findings-baseline {}: {e}", path.display()))?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map_or_else(|| PathBuf::from("."), std::path::Path::to_path_buf);
+    let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Dir(&dir));
+    let linted = findings::linted_files(&outcome.files, outcome.roots.len(), &dir, only_files);
+    let applied = findings::apply_baseline(
+        std::mem::take(&mut outcome.diags),
+        &keys,
+        &entries,
+        &linted,
+        &olmlint_load::display_path(path),
+    );
+    outcome.diags = applied.kept;
+    outcome.diags.extend(applied.stale);
+    outcome.summary.baselined = applied.suppressed;
+    Ok(())
+}
+
 pub(super) fn known_findings(
     args: &LintArgs,
     opts: &crate::lint::Options,
@@ -248,22 +278,7 @@ pub(super) fn known_findings(
         return Ok(Some(0));
     }
     if let Some(path) = &args.findings_baseline {
-        let entries = findings::read_baseline(path, outcome.max_file_size)
-            .map_err(|e| format!("--findings-baseline {}: {e}", path.display()))?;
-        let dir = dir_of(path);
-        let keys = findings::keys(&outcome.diags, &outcome.files, &Base::Dir(&dir));
-        let linted =
-            findings::linted_files(&outcome.files, outcome.roots.len(), &dir, &opts.only_files);
-        let applied = findings::apply_baseline(
-            std::mem::take(&mut outcome.diags),
-            &keys,
-            &entries,
-            &linted,
-            &olmlint_load::display_path(path),
-        );
-        outcome.diags = applied.kept;
-        outcome.diags.extend(applied.stale);
-        outcome.summary.baselined = applied.suppressed;
+        apply_findings_baseline(path, &opts.only_files, outcome)?;
     }
     let deletions = !opts.deleted.is_empty() && !args.only_new;
     if let (true, Some(git_ref)) = (deletions, &args.changed_since) {

@@ -64,7 +64,12 @@ pub enum Command {
     },
     /// Run the language server on stdin and stdout (LSP): findings in the editor as you
     /// type, for the catalog each open file belongs to, judged whole.
-    Server,
+    Server {
+        /// Do not show the findings listed in this findings baseline file (written by
+        /// `olmlint lint --write-baseline`); its entries that match no finding are OLM010.
+        #[arg(long, value_name = "FILE")]
+        findings_baseline: Option<PathBuf>,
+    },
     /// Print the man page (roff: `olmlint man | man -l -`), or with --dir write one page per
     /// command (olmlint.1, olmlint-lint.1, ...) into a directory.
     Man {
@@ -201,11 +206,11 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    if matches!(cli.command, Command::Server) {
+    if let Command::Server { findings_baseline } = &cli.command {
         // A session of many runs: each frees what it built, and none holds a worker of the
         // pool while the server waits for the editor.
         EXITING.store(false, std::sync::atomic::Ordering::Relaxed);
-        return server::server();
+        return server::server(findings_baseline.clone());
     }
     // The hard stop: the checks honour --timeout themselves; this catches what they cannot
     // interrupt (a huge load) so that CI never hangs.
@@ -271,7 +276,7 @@ pub fn run(cli: Cli) -> i32 {
         Command::Schema { name } => info::schema(name.as_deref()),
         Command::Completions { shell } => info::completions(shell),
         Command::Man { dir } => info::man(dir.as_deref()),
-        Command::Server => server::server(),
+        Command::Server { findings_baseline } => server::server(findings_baseline),
     }
 }
 

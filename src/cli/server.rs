@@ -6,7 +6,11 @@ use olmlint_server::{Engine, Run, Snapshot};
 /// editor's buffers overlaid: the same discovery of the configuration, the same limits and
 /// the same filters; findings capped per rule and file as the report caps them, and fixes
 /// kept only when `--fix` would apply them.
-struct Lint;
+struct Lint {
+    /// `--findings-baseline FILE` (absolute): findings it lists are left out, as in
+    /// `olmlint lint --findings-baseline`.
+    findings_baseline: Option<std::path::PathBuf>,
+}
 
 impl Engine for Lint {
     fn lint(&self, run: &Run) -> Result<Snapshot, String> {
@@ -29,7 +33,11 @@ impl Engine for Lint {
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
             Err(_) => return Err("the lint run ended without a result".to_string()),
         };
-        super::lint::keep_only_config_mistakes(&mut outcome);
+        if super::lint::keep_only_config_mistakes(&mut outcome) == 0 {
+            if let Some(path) = &self.findings_baseline {
+                super::change::apply_findings_baseline(path, &[], &mut outcome)?;
+            }
+        }
         outcome.cap_for_report();
         // Code actions offer only the fixes `--fix` would apply.
         super::lint::withdraw_refused_fixes(&mut outcome);
@@ -41,6 +49,8 @@ impl Engine for Lint {
 }
 
 /// Serves one editor on stdin and stdout; the exit code the protocol asks for.
-pub(super) fn server() -> i32 {
-    olmlint_server::run(Lint)
+pub(super) fn server(findings_baseline: Option<std::path::PathBuf>) -> i32 {
+    let findings_baseline =
+        findings_baseline.map(|p| std::env::current_dir().map(|cwd| cwd.join(&p)).unwrap_or(p));
+    olmlint_server::run(Lint { findings_baseline })
 }

@@ -52,8 +52,14 @@ pub(crate) mod rpc {
 
     impl Client {
         pub fn start(cwd: &std::path::Path) -> Self {
+            Self::start_with(cwd, &[])
+        }
+
+        /// `olmlint server ARGS…` in `cwd`.
+        pub fn start_with(cwd: &std::path::Path, args: &[&str]) -> Self {
             let mut child = Command::new(env!("CARGO_BIN_EXE_olmlint"))
                 .arg("server")
+                .args(args)
                 .current_dir(cwd)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
@@ -647,5 +653,36 @@ fn unused_suppressions_are_tagged_unnecessary() {
     assert_eq!(unused.len(), 1, "{published}");
     // DiagnosticTag.Unnecessary is 1.
     assert_eq!(unused[0]["tags"], json!([1]), "{published}");
+    assert_eq!(client.exit(true), 0);
+}
+
+/// `olmlint server --findings-baseline FILE` leaves out what the baseline lists, as
+/// `olmlint lint --findings-baseline` does; a finding the baseline does not list is shown.
+#[test]
+fn the_findings_baseline_is_honoured() {
+    let dir = tempfile::tempdir().unwrap();
+    repository(dir.path());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+        .args(["lint", "--write-baseline", "baseline.json", "catalog"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let mut client = rpc::Client::start_with(dir.path(), &["--findings-baseline", "baseline.json"]);
+    initialize(&mut client, Some(dir.path()), &["utf-16"]);
+    let file = dir.path().join("catalog/foo.yaml");
+    open(&mut client, &file, 1);
+    let published = client.diagnostics(&uri(&file));
+    assert!(
+        of_rule(&published, "OLM201").is_empty(),
+        "baselined: {published}"
+    );
+    assert_eq!(client.exit(true), 0);
+    // Without it, the finding is there.
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, Some(dir.path()), &["utf-16"]);
+    open(&mut client, &file, 1);
+    let published = client.diagnostics(&uri(&file));
+    assert_eq!(of_rule(&published, "OLM201").len(), 1, "{published}");
     assert_eq!(client.exit(true), 0);
 }
