@@ -661,3 +661,53 @@ fn webhooks_unseen_in_csv_metadata_are_noted() {
         assert!(of(&d, "OLM750").is_empty(), "{profile}: {d:#?}");
     }
 }
+
+/// `scripts/olmv1-readiness.py` (the README's OLM v1 table) counts a package ready when OLM
+/// v1 accepts its default pick, and refused otherwise, with the refusing rule.
+#[test]
+fn the_readiness_survey_counts_default_picks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let refused = tmp.path().join("refused");
+    let ready = tmp.path().join("ready");
+    std::fs::create_dir_all(&refused).unwrap();
+    std::fs::create_dir_all(&ready).unwrap();
+    let text = std::fs::read_to_string(fixture("names/catalog.yaml")).unwrap();
+    std::fs::write(refused.join("catalog.yaml"), &text).unwrap();
+    std::fs::write(
+        ready.join("catalog.yaml"),
+        text.replace("Foo_Operator.v1.0.0", "foo.v1.0.0"),
+    )
+    .unwrap();
+    let json = tmp.path().join("out.json");
+    let out = Command::new("python3")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/olmv1-readiness.py"))
+        .args([
+            "--olmlint",
+            env!("CARGO_BIN_EXE_olmlint"),
+            "--profile",
+            "upstream",
+            "--quiet",
+            "--json",
+        ])
+        .arg(&json)
+        .arg(format!("ready={}", ready.display()))
+        .arg(format!("refused={}", refused.display()))
+        .output()
+        .expect("python3 runs the survey script");
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let totals = |name: &str| {
+        v["repositories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap()["profiles"]["upstream"]["totals"]
+            .clone()
+    };
+    assert_eq!(totals("ready")["package_units_ready"], 1, "{v:#}");
+    assert_eq!(totals("refused")["package_units"], 1, "{v:#}");
+    assert_eq!(totals("refused")["package_units_ready"], 0, "{v:#}");
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert!(markdown.contains("OLM755"), "{markdown}");
+}
