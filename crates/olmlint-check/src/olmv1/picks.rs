@@ -12,8 +12,9 @@
 
 use crate::Ctx;
 use olmlint_base::diag::{Diagnostic, Severity};
-use olmlint_model::olmv1::{PackageView, SuccessorIndex, UpgradeTargets};
+use olmlint_model::olmv1::{Edge, EdgeKind, PackageView, SuccessorIndex, UpgradeTargets};
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// Why OLM v1 picks a bundle by default (the first reason found).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,15 +30,18 @@ pub enum Pick {
 /// One package as OLM v1 sees it, with its default picks and upgrade targets.
 pub struct Facts<'c, 'a> {
     pub view: PackageView<'c, 'a>,
-    /// Every bundle's upgrade with no channel named (per view position).
-    pub targets: UpgradeTargets,
     /// Per view position, why it is a default pick.
     pub picks: Vec<Option<Pick>>,
+    /// Bundles OLM v1 never moves from although OLM v0 does (OLM758): each with the
+    /// `replaces`/`skips` edges of channels holding it, found while the index is built.
+    pub held_back: Vec<(usize, Vec<Edge>)>,
 }
 
 impl<'c, 'a> Facts<'c, 'a> {
     fn of(view: PackageView<'c, 'a>) -> Self {
-        let targets = SuccessorIndex::new(&view).upgrade_targets();
+        let index = SuccessorIndex::new(&view);
+        let targets = index.upgrade_targets();
+        let held_back = held_back(&view, &index, &targets);
         let mut picks = vec![None; view.bundles.len()];
         let mut mark = |p: usize, why: Pick| {
             if let Some(slot) = picks.get_mut(p) {
@@ -59,8 +63,8 @@ impl<'c, 'a> Facts<'c, 'a> {
         }
         Facts {
             view,
-            targets,
             picks,
+            held_back,
         }
     }
 
@@ -122,6 +126,45 @@ pub fn by_default_pick(packages: &Packages<'_, '_>, mut d: Diagnostic) -> Diagno
         d.message.push_str(" (OLM v1 meets this only when a ClusterExtension pins this version: it picks another bundle of the package by default)");
     }
     d
+}
+
+/// The bundles whose OLM v1 upgrade target is themselves while entries replace, skip or
+/// skipRange them, with the edges OLM v0 follows for a subscription to a channel holding the
+/// bundle: an entry of that channel that replaces or skips it (a skipRange that also covers
+/// newer versions is not taken as intent). Channel membership is indexed once.
+fn held_back(
+    view: &PackageView<'_, '_>,
+    index: &SuccessorIndex<'_, '_, '_>,
+    targets: &UpgradeTargets,
+) -> Vec<(usize, Vec<Edge>)> {
+    let stuck: Vec<usize> = targets
+        .targets
+        .iter()
+        .filter(|t| t.via.is_none() && t.edges_out > 0 && t.to.is_some())
+        .map(|t| t.from)
+        .collect();
+    if stuck.is_empty() {
+        return Vec::new();
+    }
+    let members: HashSet<(usize, &str)> = view
+        .channels
+        .iter()
+        .enumerate()
+        .flat_map(|(c, ch)| ch.channel.entries.iter().map(move |e| (c, e.name())))
+        .collect();
+    stuck
+        .into_iter()
+        .filter_map(|p| {
+            let b = view.bundles.get(p)?;
+            let edges: Vec<Edge> = index
+                .successors(Some(b.name), b.semver.as_ref(), None)
+                .into_iter()
+                .filter(|e| e.bundle != p && e.kind != EdgeKind::SkipRange)
+                .filter(|e| members.contains(&(e.channel, b.name)))
+                .collect();
+            (!edges.is_empty()).then_some((p, edges))
+        })
+        .collect()
 }
 
 /// Every package of the linted catalog, by name.

@@ -25,37 +25,12 @@ pub fn check(ctx: &Ctx<'_>, packages: &Packages<'_, '_>, out: &mut Vec<Diagnosti
     }
 }
 
-/// OLM758: bundles OLM v0 upgrades from but OLM v1 does not.
+/// OLM758: bundles OLM v0 upgrades from but OLM v1 does not ([`Facts::held_back`]).
 fn no_upgrade(f: &Facts<'_, '_>, out: &mut Vec<Diagnostic>) {
-    let stuck: Vec<usize> = f
-        .targets
-        .targets
-        .iter()
-        .filter(|t| t.via.is_none() && t.edges_out > 0 && t.to.is_some())
-        .map(|t| t.from)
-        .collect();
-    if stuck.is_empty() {
-        return;
-    }
-    let index = SuccessorIndex::new(&f.view);
-    for p in stuck {
-        let Some(b) = f.view.bundles.get(p) else {
+    for (p, edges) in &f.held_back {
+        let Some(b) = f.view.bundles.get(*p) else {
             continue;
         };
-        // The edges OLM v0 follows for a subscription to a channel holding the bundle: an
-        // entry of that channel that replaces or skips it. (A skipRange that also covers
-        // newer versions is not taken as intent.)
-        let edges: Vec<Edge> = index
-            .successors(Some(b.name), b.semver.as_ref(), None)
-            .into_iter()
-            .filter(|e| e.bundle != p && e.kind != EdgeKind::SkipRange)
-            .filter(|e| {
-                f.view
-                    .channels
-                    .get(e.channel)
-                    .is_some_and(|c| c.channel.entries.iter().any(|x| x.name() == b.name))
-            })
-            .collect();
         let Some(first) = edges.first() else { continue };
         let lower: Vec<String> = edges.iter().take(3).map(|e| describe(&f.view, e)).collect();
         let more = edges.len().saturating_sub(3);
