@@ -116,15 +116,21 @@ impl<'c, 'a> PackageView<'c, 'a> {
         package: &str,
         bundle_release_support: bool,
     ) -> Self {
+        let blobs = Blobs::of(cat, Some(package));
+        Self::with_blobs(cat, ix, package, bundle_release_support, &blobs)
+    }
+
+    /// [`PackageView::new`] with the package's `olm.package` and `olm.deprecations` blobs
+    /// looked up in `blobs` (grouped once for every package of the catalog).
+    fn with_blobs(
+        cat: &'c Catalog<'a>,
+        ix: &Index<'a>,
+        package: &str,
+        bundle_release_support: bool,
+        blobs: &Blobs<'_>,
+    ) -> Self {
         let mut overwritten = Vec::new();
-        let pkg_blobs: Vec<usize> = (0..cat.packages.len())
-            .filter(|&i| {
-                cat.packages
-                    .get(i)
-                    .and_then(|p| p.name)
-                    .is_some_and(|n| n.value == package)
-            })
-            .collect();
+        let pkg_blobs: Vec<usize> = blobs.packages.get(package).cloned().unwrap_or_default();
         let package_blob = last_wins(&pkg_blobs, "olm.package", |_| package, &mut overwritten);
         let channel_ids = ix
             .channels_by_package
@@ -153,7 +159,14 @@ impl<'c, 'a> PackageView<'c, 'a> {
         })
         .collect();
         channels.sort_by(|a, b| file_order(a.name, b.name, "olm.channel"));
-        let deprecation = first_deprecation(cat, package, &mut overwritten);
+        let deprecation = first_deprecation(
+            cat,
+            blobs
+                .deprecations
+                .get(package)
+                .map_or(&[][..], Vec::as_slice),
+            &mut overwritten,
+        );
         let deprecated: HashSet<&str> = deprecation.map_or_else(HashSet::new, |d| {
             d.entries
                 .iter()
@@ -227,9 +240,10 @@ impl<'c, 'a> PackageView<'c, 'a> {
             .collect();
         names.sort_unstable();
         names.dedup();
+        let blobs = Blobs::of(cat, None);
         names
             .into_iter()
-            .map(|n| PackageView::new(cat, ix, n, bundle_release_support))
+            .map(|n| PackageView::with_blobs(cat, ix, n, bundle_release_support, &blobs))
             .collect()
     }
 
@@ -315,6 +329,35 @@ impl Ranked {
     }
 }
 
+/// The indices of the `olm.package` and `olm.deprecations` blobs of each package (of one
+/// package when `only` names it), grouped in one pass: a view per package must not scan
+/// every blob of the catalog again.
+struct Blobs<'n> {
+    packages: HashMap<&'n str, Vec<usize>>,
+    deprecations: HashMap<&'n str, Vec<usize>>,
+}
+
+impl<'n> Blobs<'n> {
+    fn of(cat: &Catalog<'n>, only: Option<&str>) -> Self {
+        let wanted = |n: &str| only.is_none_or(|o| o == n);
+        let mut blobs = Blobs {
+            packages: HashMap::new(),
+            deprecations: HashMap::new(),
+        };
+        for (i, p) in cat.packages.iter().enumerate() {
+            if let Some(n) = p.name.filter(|n| wanted(n.value)) {
+                blobs.packages.entry(n.value).or_default().push(i);
+            }
+        }
+        for (i, d) in cat.deprecations.iter().enumerate() {
+            if let Some(n) = d.package.filter(|n| wanted(n.value)) {
+                blobs.deprecations.entry(n.value).or_default().push(i);
+            }
+        }
+        blobs
+    }
+}
+
 /// `ByDeprecationFunc` then `ByVersionAndRelease` (descending; errors last).
 pub(crate) fn compare_bundles(a: &ViewBundle<'_, '_>, b: &ViewBundle<'_, '_>) -> Ordering {
     a.deprecated
@@ -382,16 +425,9 @@ fn last_wins<'n>(
 /// left; a blob with a `name` gets a file of its own, and `LoadFS` returns them by file name.
 fn first_deprecation<'c, 'a>(
     cat: &'c Catalog<'a>,
-    package: &str,
+    ids: &[usize],
     overwritten: &mut Vec<Overwritten>,
 ) -> Option<&'c Deprecations<'a>> {
-    let ids: Vec<usize> = cat
-        .deprecations
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.package.is_some_and(|p| p.value == package))
-        .map(|(i, _)| i)
-        .collect();
     let name_of = |i: usize| -> &'a str {
         cat.deprecations
             .get(i)
@@ -399,7 +435,7 @@ fn first_deprecation<'c, 'a>(
             .and_then(|e| e.value.as_str())
             .unwrap_or("")
     };
-    let mut kept = last_wins_all(&ids, "olm.deprecations", name_of, overwritten);
+    let mut kept = last_wins_all(ids, "olm.deprecations", name_of, overwritten);
     kept.sort_by(|&a, &b| file_order(name_of(a), name_of(b), "olm.deprecations"));
     kept.first().and_then(|&i| cat.deprecations.get(i))
 }

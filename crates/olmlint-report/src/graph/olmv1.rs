@@ -20,11 +20,24 @@ pub fn add(
     index: &Index<'_>,
     bundle_release_support: bool,
 ) {
+    // One view per package, the catalog's blobs grouped once (a single graph: just its own).
+    let views: Vec<PackageView<'_, '_>> = if graphs.len() == 1 {
+        graphs
+            .iter()
+            .map(|g| PackageView::new(cat, index, &g.name, bundle_release_support))
+            .collect()
+    } else {
+        PackageView::all(cat, index, bundle_release_support)
+    };
+    let by_name: std::collections::HashMap<&str, &PackageView<'_, '_>> =
+        views.iter().map(|v| (v.name.as_str(), v)).collect();
     for g in graphs.iter_mut() {
         if g.channels.iter().any(|c| c.name == NAME) {
             continue;
         }
-        let view = PackageView::new(cat, index, &g.name, bundle_release_support);
+        let Some(view) = by_name.get(g.name.as_str()).copied() else {
+            continue;
+        };
         if view.bundles.is_empty() {
             continue;
         }
@@ -47,7 +60,7 @@ pub fn add(
             continue;
         }
         g.channels
-            .push(graph(&view, subset.then_some(members.as_slice())));
+            .push(graph(view, subset.then_some(members.as_slice())));
     }
 }
 
