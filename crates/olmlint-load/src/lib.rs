@@ -679,3 +679,20 @@ fn parse_bytes_building(
 }
 
 pub use crate::io::display_path;
+
+/// The files of each bundle directory of the catalog `scope`, by the directory's root, in one
+/// pass over the run's files (the model's bundles and the OLM v1 acceptance checks both
+/// need them).
+pub fn bundle_directories(
+    files: &[LoadedFile],
+    scope: usize,
+) -> std::collections::BTreeMap<&std::path::Path, Vec<usize>> {
+    let mut by_root: std::collections::BTreeMap<&std::path::Path, Vec<usize>> =
+        std::collections::BTreeMap::new();
+    for (fi, f) in files.iter().enumerate() {
+        if let (true, Role::Bundle(root)) = (f.scope == scope, &f.role) {
+            by_root.entry(root.as_path()).or_default().push(fi);
+        }
+    }
+    by_root
+}

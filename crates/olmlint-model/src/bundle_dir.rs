@@ -5,9 +5,8 @@ use super::operators::str_at;
 use super::{Bundle, Catalog, DocRef, Property, Str};
 use olmlint_base::diag::Diagnostic;
 use olmlint_base::tree::{Entry, Node, Span, Style, Value};
-use olmlint_load::{Embedded, Limits, LoadedFile, Role};
+use olmlint_load::{Embedded, Limits, LoadedFile};
 use std::borrow::Cow;
-use std::path::PathBuf;
 
 use super::operators::PACKAGE as PACKAGE_ANNOTATION;
 
@@ -20,15 +19,7 @@ pub fn load_all<'a>(
     // The files of each bundle directory of this catalog, found in one pass over the files.
     // Only this scope's: with one scope per path (`olmlint lint operators/*`), grouping every
     // file of the run for each scope was O(scopes × files), 42 % of a 50-operator run.
-    let mut by_root: std::collections::BTreeMap<&PathBuf, Vec<usize>> = Default::default();
-    for (fi, f) in files.iter().enumerate() {
-        if f.scope != scope {
-            continue;
-        }
-        if let Role::Bundle(r) = &f.role {
-            by_root.entry(r).or_default().push(fi);
-        }
-    }
+    let by_root = olmlint_load::bundle_directories(files, scope);
     for (&root, members) in &by_root {
         load_one(files, root, members, cat, diags);
     }

@@ -21,10 +21,8 @@ mod validator;
 use crate::Ctx;
 use bundle::{DirFiles, Rv1};
 use olmlint_base::diag::Diagnostic;
-use olmlint_load::Role;
 use olmlint_semantics::olmv1::Profile;
 use rayon::prelude::*;
-use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The rules of this module.
@@ -34,13 +32,7 @@ pub fn check(ctx: &Ctx<'_>, profile: &Profile, out: &mut Vec<Diagnostic>) {
     if !RULES.iter().any(|r| ctx.config.is_enabled(r)) {
         return;
     }
-    // The files of each bundle directory of this catalog, in one pass over the files.
-    let mut by_root: BTreeMap<&Path, Vec<usize>> = BTreeMap::new();
-    for (fi, f) in ctx.files.iter().enumerate() {
-        if let (true, Role::Bundle(root)) = (f.scope == ctx.scope, &f.role) {
-            by_root.entry(root.as_path()).or_default().push(fi);
-        }
-    }
+    let by_root = olmlint_load::bundle_directories(ctx.files, ctx.scope);
     // Bundles are independent: checked in parallel (a catalog's `olm.bundle.object`
     // manifests are decoded), their findings kept in order.
     let dirs: Vec<(&Path, Vec<usize>)> = by_root.into_iter().collect();
