@@ -57,6 +57,9 @@ pub struct Options {
     pub overlay: Option<std::sync::Arc<load::overlay::Overlay>>,
     /// Set when the run is no longer wanted: the checks stop early ([`Config::expired`]).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// A quick run (`olmlint server`, while a large catalog is edited): no resolution, and
+    /// none of the rule families that read it ([`olmlint_check::Found::deferred`]).
+    pub quick: bool,
 }
 
 pub struct Outcome {
@@ -428,6 +431,7 @@ fn plan(opts: &Options) -> Result<Plan, String> {
         None => None,
     };
     config.cancel = opts.cancel.clone();
+    config.quick = opts.quick;
     config.deadline = config
         .timeout
         .map(|t| std::time::Instant::now() + std::time::Duration::from_secs_f64(t.min(1e9)));
@@ -930,7 +934,8 @@ fn filter(
     let diags = config.apply(diags, &files);
     let diags = inside_images(diags, &files, &catalogs);
     let diags = drop_embedded_fixes(diags, &files);
-    let mut diags = olmlint_check::suppress::apply(diags, &files, sups);
+    let complete = !config.quick && !config.expired();
+    let mut diags = olmlint_check::suppress::apply(diags, &files, sups, complete);
     let diags = config.suppress(std::mem::take(&mut diags), &files, config_index);
     let diags = config.apply(diags, &files);
     let diags = waive(diags, &files, repository.as_ref(), &mut notes);
@@ -1077,9 +1082,14 @@ impl<'a> CheckEnv<'_, 'a> {
                 }
             };
         }
+        let placeholder = olmlint_model::resolution::Resolution::default();
+        if self.config.quick {
+            let ctx = ctx!(&placeholder);
+            let early = check::run_early(&ctx);
+            return check::finish(&ctx, early, check::Found::deferred());
+        }
         // The rule families that do not read the resolution run while it is built; the
         // others as soon as it is.
-        let placeholder = olmlint_model::resolution::Resolution::default();
         let ((resolution, late), early) = rayon::join(
             || {
                 let resolution = olmlint_base::timings::phase("resolution", || {

@@ -244,7 +244,11 @@ pub(super) fn apply_findings_baseline(
         &olmlint_load::display_path(path),
     );
     outcome.diags = applied.kept;
-    outcome.diags.extend(applied.stale);
+    // An entry matching nothing is known only once every family ran (see `Diagnostic::deferred`).
+    outcome.diags.extend(applied.stale.into_iter().map(|mut d| {
+        d.deferred = true;
+        d
+    }));
     outcome.summary.baselined = applied.suppressed;
     Ok(())
 }

@@ -76,6 +76,7 @@ fn options(args: &LintArgs) -> Result<crate::lint::Options, i32> {
         change_catalogs: None,
         overlay: None,
         cancel: None,
+        quick: false,
     })
 }
 

@@ -55,6 +55,7 @@ mod rule_docs;
 mod schema;
 mod server;
 mod server_features;
+mod server_quick;
 mod templates;
 mod upgrade;
 mod upstream;

@@ -100,6 +100,11 @@ pub struct Diagnostic {
     /// Findings of the same rule in the same file that this one stands for: left out by
     /// [`cap_per_rule_and_file`] (counted in the summary, named in a note).
     pub omitted: usize,
+    /// Only a full run finds this: a rule family that reads the resolution found it, or it
+    /// says that a suppression matched nothing (which takes every family's findings). A quick
+    /// run (an editor's keystroke in a large catalog) leaves such findings out, and the
+    /// language server shows the last full run's in their place. Not part of any output.
+    pub deferred: bool,
 }
 
 /// Bound on what findings cost: at most `limit` findings of one rule in one file are kept (in
@@ -182,6 +187,7 @@ impl Diagnostic {
             fix: None,
             explained_by: Vec::new(),
             omitted: 0,
+            deferred: false,
         }
     }
     pub fn at(mut self, file: usize, span: Span) -> Self {

@@ -56,6 +56,10 @@ pub struct Config {
     /// Set when the run's result is no longer wanted (an editor's newer edit): the checks
     /// stop as at the deadline, and the caller discards the run.
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// A quick run (the language server's, while a large catalog is being edited): the
+    /// resolution is not built and the families that read it do not run (see
+    /// [`crate::Found::deferred`]), so a suppression that matches nothing proves nothing.
+    pub quick: bool,
 }
 
 impl Config {
@@ -622,9 +626,9 @@ impl Config {
             kept.push(d);
             return kept;
         }
-        if self.expired() {
-            // Checks the deadline stopped (OLM012) may have had the findings these entries
-            // suppress: an entry matching nothing proves nothing then.
+        if self.expired() || self.quick {
+            // Checks the deadline stopped (OLM012), or a quick run left out, may have had the
+            // findings these entries suppress: an entry matching nothing proves nothing then.
             return kept;
         }
         for (s, used) in self.suppressions.entries.iter().zip(used) {
@@ -639,6 +643,7 @@ impl Config {
                 ),
             )
             .help("The finding was fixed, or the entry does not match it (the file glob is relative to the configuration file; the pointer must be the finding's own, as the JSON report gives it). Delete the entry so that it cannot hide a future finding.");
+            d.deferred = true;
             if let Some(i) = config_file {
                 d = d.at(i, s.span);
             }

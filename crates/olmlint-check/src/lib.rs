@@ -267,9 +267,26 @@ pub fn run_early(ctx: &Ctx<'_>) -> Found {
     run_families(ctx, false)
 }
 
-/// The rule families that read the resolution (`ctx.resolution` is the catalog's).
+/// The rule families that read the resolution (`ctx.resolution` is the catalog's). Their
+/// findings are [`Diagnostic::deferred`]: a quick run leaves them out ([`Found::deferred`]).
 pub fn run_late(ctx: &Ctx<'_>) -> Found {
-    run_families(ctx, true)
+    let mut found = run_families(ctx, true);
+    for d in found.by_family.iter_mut().flatten() {
+        d.deferred = true;
+    }
+    found
+}
+
+impl Found {
+    /// What a quick run puts in place of [`run_late`]: nothing, without building the
+    /// resolution. The families that read it are the expensive ones (SAT, installability)
+    /// and run in full runs only (the language server's, on save and when edits pause).
+    pub fn deferred() -> Self {
+        Found {
+            by_family: vec![Vec::new(); FAMILIES.len()],
+            skipped: 0,
+        }
+    }
 }
 
 /// The findings of [`run_early`] and [`run_late`] in family order, repeats dropped and

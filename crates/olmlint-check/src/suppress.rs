@@ -118,11 +118,13 @@ fn matches(rule: &str, d: &Diagnostic) -> bool {
     rule.eq_ignore_ascii_case(d.rule) || rule == d.rule_name()
 }
 
-/// Drop suppressed findings; report suppressions without a reason or without effect.
+/// Drop suppressed findings; report suppressions without a reason, and those without effect
+/// when the run is `complete` (every family ran to its end: not a quick run, no deadline).
 pub fn apply(
     diags: Vec<Diagnostic>,
     files: &[LoadedFile],
     sups: &[Suppression],
+    complete: bool,
 ) -> Vec<Diagnostic> {
     if sups.is_empty() {
         return diags;
@@ -168,9 +170,11 @@ pub fn apply(
                 format!("suppression names no known rule ({})", bad.join(", ")),
             )
             .help("List rule IDs like `ignore[OLM201]`; `olmlint rules` shows them all.")
-        } else if !used {
-            Diagnostic::new("OLM010", format!("suppression of {} matches no finding", s.rules.join(", ")))
-                .help("Nothing on this line or the next is reported for these rules any more; remove the comment.")
+        } else if !used && complete {
+            let mut d = Diagnostic::new("OLM010", format!("suppression of {} matches no finding", s.rules.join(", ")))
+                .help("Nothing on this line or the next is reported for these rules any more; remove the comment.");
+            d.deferred = true;
+            d
         } else {
             continue;
         };

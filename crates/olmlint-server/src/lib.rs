@@ -30,6 +30,7 @@ mod facts;
 mod hover;
 mod main_loop;
 mod requests;
+pub mod schedule;
 pub mod uri;
 mod worker;
 
@@ -48,6 +49,9 @@ pub struct Run {
     pub overlay: Arc<Overlay>,
     /// Set when a newer edit makes this run's result useless: stop early.
     pub cancel: Arc<AtomicBool>,
+    /// Check without OLM's resolution (the families that read it are left out): a large
+    /// catalog's keystroke. See [`schedule`](crate::schedule).
+    pub quick: bool,
 }
 
 /// What a run found: the files it read (findings point into them by index) and the

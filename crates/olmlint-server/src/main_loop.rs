@@ -5,6 +5,7 @@
 //! panic answers that request with an error and the server goes on.
 
 use crate::convert::Encoding;
+use crate::schedule::ResolutionChecks;
 use crate::worker::{Shared, Work};
 use crate::Engine;
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
@@ -19,6 +20,10 @@ struct Init {
     /// catalog discovery plans there, as for `olmlint lint --only-files`.
     folders: Vec<PathBuf>,
     client: crate::requests::Client,
+    /// `initializationOptions.resolutionChecks`.
+    checks: ResolutionChecks,
+    /// What the client got wrong in `initialize`, for its log.
+    mistakes: Vec<String>,
 }
 
 impl Init {
@@ -60,10 +65,20 @@ impl Init {
             .pointer("/capabilities/window/showDocument/support")
             .and_then(serde_json::Value::as_bool)
             .unwrap_or(false);
+        let mut mistakes = Vec::new();
+        let checks = params
+            .pointer("/initializationOptions/resolutionChecks")
+            .map_or(Ok(ResolutionChecks::Auto), ResolutionChecks::parse)
+            .unwrap_or_else(|e| {
+                mistakes.push(e);
+                ResolutionChecks::Auto
+            });
         Init {
             encoding: Encoding::negotiate(&offered),
             folders,
             client: crate::requests::Client { show_document },
+            checks,
+            mistakes,
         }
     }
 
@@ -118,6 +133,9 @@ pub fn serve(connection: &Connection, engine: Arc<dyn Engine>) -> i32 {
     if connection.initialize_finish(id, result).is_err() {
         return 1;
     }
+    for mistake in &init.mistakes {
+        log(connection, lsp::MessageType::Warning, mistake.clone());
+    }
     let shared = Arc::new(Shared::new(init.encoding));
     let (work, inbox) = crossbeam_channel::unbounded();
     let worker = crate::worker::spawn(
@@ -126,6 +144,7 @@ pub fn serve(connection: &Connection, engine: Arc<dyn Engine>) -> i32 {
         connection.sender.clone(),
         engine,
         init.folders,
+        init.checks,
     );
     let code = dispatch(connection, &shared, &work, &init.client);
     let _ = work.send(Work::Stop);

@@ -1,11 +1,14 @@
 //! The lint worker: which catalog a changed file belongs to, the catalog linted whole with
 //! the open buffers overlaid, and its findings published per file. One run at a time; a
 //! newer edit of the catalog cancels the run in flight and its result is dropped (latest
-//! wins), and edits in quick succession are gathered into one run ([`DEBOUNCE`]).
+//! wins), and edits in quick succession are gathered into one run ([`DEBOUNCE`]). A large
+//! catalog's keystrokes get quick runs, its full run follows on save and in pauses
+//! ([`crate::schedule`]).
 
 use crate::convert::{self, Encoding};
 use crate::documents::Documents;
 use crate::facts::Facts;
+use crate::schedule::{Published, ResolutionChecks, Schedule};
 use crate::{Engine, Run, Snapshot};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use lsp_server::{Message, Notification};
@@ -15,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the worker waits after an edit for the next one before it lints: typing
 /// produces an edit per key, and one run for a burst of them is enough.
@@ -144,17 +147,16 @@ fn notification(method: &str, params: impl serde::Serialize) -> Message {
     Notification::new(method.to_string(), params).into()
 }
 
-/// What was last published for a file: its version and diagnostics.
-type Published = (Option<i32>, Vec<lsp::Diagnostic>);
-
 pub fn spawn(
     shared: Arc<Shared>,
     inbox: Receiver<Work>,
     client: Sender<Message>,
     engine: Arc<dyn Engine>,
     folders: Vec<PathBuf>,
+    checks: ResolutionChecks,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     let worker = Worker {
+        schedule: Schedule::new(checks),
         shared,
         inbox,
         client,
@@ -193,6 +195,8 @@ struct Worker {
     dirty: BTreeSet<PathBuf>,
     /// Open documents in no catalog: published once, empty, so the editor knows.
     lone: BTreeSet<String>,
+    /// Which catalogs get quick runs, and when their full runs are due.
+    schedule: Schedule,
     debouncing: bool,
     stopped: bool,
 }
@@ -200,11 +204,8 @@ struct Worker {
 impl Worker {
     fn serve(mut self) {
         while !self.stopped {
-            if self.dirty.is_empty() && self.lone.is_empty() {
-                match self.inbox.recv() {
-                    Ok(w) => self.take(w),
-                    Err(_) => return,
-                }
+            if self.dirty.is_empty() && self.lone.is_empty() && !self.wait_for_work() {
+                return;
             }
             // Gather what arrives until the edits pause.
             while !self.stopped {
@@ -228,6 +229,33 @@ impl Worker {
                 self.lint(root);
             }
         }
+    }
+
+    /// Waits for work: a message, or a catalog's full run falling due. False when the
+    /// client is gone.
+    fn wait_for_work(&mut self) -> bool {
+        let Some(at) = self.schedule.next_due() else {
+            return match self.inbox.recv() {
+                Ok(w) => {
+                    self.take(w);
+                    true
+                }
+                Err(_) => false,
+            };
+        };
+        match self
+            .inbox
+            .recv_timeout(at.saturating_duration_since(Instant::now()))
+        {
+            Ok(w) => self.take(w),
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(root) = self.schedule.take_due(Instant::now()) {
+                    self.dirty.insert(root);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => return false,
+        }
+        true
     }
 
     /// Whatever arrived meanwhile, without waiting.
@@ -255,11 +283,15 @@ impl Worker {
                             .filter(|r| r.starts_with(dir))
                             .cloned()
                             .collect();
+                        for root in &under {
+                            self.schedule.edited(root, false, Instant::now());
+                        }
                         self.dirty.extend(under);
                     }
                 }
                 match self.root(&path) {
                     Some(root) => {
+                        self.schedule.edited(&root, debounce, Instant::now());
                         self.dirty.insert(root);
                     }
                     None => {
@@ -299,10 +331,12 @@ impl Worker {
                 .is_some_and(|r| r.as_ref() == Some(&root))
         });
         if still_open {
+            self.schedule.edited(&root, false, Instant::now());
             self.dirty.insert(root);
             return;
         }
         self.dirty.remove(&root);
+        self.schedule.forget(&root);
         self.caches.remove(&root);
         self.shared.keep(&root, None);
         for (uri, (_, diags)) in self.published.remove(&root).unwrap_or_default() {
@@ -350,13 +384,17 @@ impl Worker {
         );
         let cancel = Arc::new(AtomicBool::new(false));
         *self.shared.running() = Some((root.clone(), Arc::clone(&cancel)));
+        let quick = self.schedule.start(&root);
         let run = Run {
             root: root.clone(),
             overlay,
             cancel: Arc::clone(&cancel),
+            quick,
         };
         let engine = Arc::clone(&self.engine);
+        let started = Instant::now();
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.lint(&run)));
+        let took = started.elapsed();
         *self.shared.running() = None;
         self.drain();
         if cancel.load(Ordering::Relaxed) {
@@ -364,14 +402,20 @@ impl Worker {
             self.dirty.insert(root.clone());
         }
         let stale = self.dirty.contains(&root);
+        let published = !stale && matches!(result, Ok(Ok(_)));
+        self.schedule
+            .ran(&root, quick, published, took, Instant::now());
         let shown = olmlint_load::display_path(&root);
         match result {
             Ok(Ok(snapshot)) => {
                 self.refused.remove(&root);
                 if !stale {
                     self.shared.facts().1 = true;
-                    self.publish_snapshot(&root, &snapshot, &open);
+                    self.publish_snapshot(&root, &snapshot, &open, quick);
                     self.keep_facts(&root, &snapshot, &open);
+                    if quick {
+                        self.announce_quick(&root);
+                    }
                 }
                 // The parses stay valid whatever became of the run.
                 run.overlay.give_back(snapshot.files);
@@ -399,17 +443,44 @@ impl Worker {
         }
     }
 
+    /// Tells the client, once per catalog, why some findings wait for a save or a pause.
+    fn announce_quick(&mut self, root: &Path) {
+        if !self.schedule.announce(root) {
+            return;
+        }
+        let took = self.schedule.cost(root).map_or(String::new(), |c| {
+            format!(" (its last full check took {:.1} s)", c.as_secs_f64())
+        });
+        self.log(
+            lsp::MessageType::Info,
+            format!(
+                "olmlint: while {} is being edited{took}, each edit is checked without OLM's resolution; the rules that need it (dependencies, installability, upgrades) run on open, on save and when edits pause for {:.1} s. Set initializationOptions.resolutionChecks to \"everyEdit\" to run them on every edit.",
+                olmlint_load::display_path(root),
+                crate::schedule::IDLE.as_secs_f64()
+            ),
+        );
+    }
+
     fn publish_snapshot(
         &mut self,
         root: &Path,
         snapshot: &Snapshot,
         open: &HashMap<PathBuf, OpenDocument>,
+        quick: bool,
     ) {
         let sets = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             self.diagnostics(root, snapshot, open)
         }));
         match sets {
-            Ok(sets) => self.publish_catalog(root.to_path_buf(), sets),
+            Ok((mut sets, deferred)) => {
+                if quick {
+                    let version = |uri: &str| open.values().find(|d| d.uri == uri).map(|d| d.version);
+                    self.schedule.merge_deferred(root, &mut sets, &version);
+                } else {
+                    self.schedule.keep_deferred(root, deferred);
+                }
+                self.publish_catalog(root.to_path_buf(), sets);
+            }
             Err(_) => self.log(
                 lsp::MessageType::Error,
                 format!("internal error while converting the findings of {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
@@ -465,13 +536,14 @@ impl Worker {
     }
 
     /// The diagnostics of every file of the catalog with findings, and of every open
-    /// document of the catalog (an empty set says it is clean at that version).
+    /// document of the catalog (an empty set says it is clean at that version); and, apart,
+    /// the deferred ones among them (see [`crate::schedule`]).
     fn diagnostics(
         &self,
         root: &Path,
         snapshot: &Snapshot,
         open: &HashMap<PathBuf, OpenDocument>,
-    ) -> BTreeMap<String, Published> {
+    ) -> (BTreeMap<String, Published>, BTreeMap<String, Published>) {
         let enc = self.shared.encoding;
         let file_at = |i: usize| -> Option<(String, &SourceFile)> {
             let f = snapshot.files.get(i)?;
@@ -484,6 +556,7 @@ impl Worker {
         };
         let version_of = |uri: &str| open.values().find(|d| d.uri == uri).map(|d| d.version);
         let mut sets: BTreeMap<String, Published> = BTreeMap::new();
+        let mut deferred: BTreeMap<String, Published> = BTreeMap::new();
         let in_catalog: BTreeSet<&str> = open
             .iter()
             .filter(|(p, _)| {
@@ -506,6 +579,13 @@ impl Worker {
                     let range = convert::range(source, span, enc);
                     let diagnostic = convert::diagnostic(d, range, &file_at, enc);
                     let version = version_of(&uri);
+                    if d.deferred {
+                        deferred
+                            .entry(uri.clone())
+                            .or_insert((version, Vec::new()))
+                            .1
+                            .push(diagnostic.clone());
+                    }
                     sets.entry(uri)
                         .or_insert((version, Vec::new()))
                         .1
@@ -524,7 +604,7 @@ impl Worker {
                 }
             }
         }
-        sets
+        (sets, deferred)
     }
 
     /// Publishes what changed since the catalog's last publication, and empty sets for the
