@@ -323,7 +323,9 @@ fn run_stages(opts: &Options) -> Result<Outcome, String> {
     let read = read(opts, &mut plan);
     let (per_scope, graphs, sups) = check(opts, &plan.config, &read);
     olmlint_base::timings::mark("catalogs checked");
-    Ok(filter(opts, plan, read, per_scope, graphs, &sups))
+    Ok(olmlint_base::timings::phase("filter", || {
+        filter(opts, plan, read, per_scope, graphs, &sups)
+    }))
 }
 
 /// What a run reads, decided before anything is loaded: the linted catalogs, the

@@ -29,7 +29,8 @@ impl Engine for Lint {
         rayon::spawn(move || {
             let _ = tx.send(std::panic::catch_unwind(|| crate::lint::run(&opts)));
         });
-        let mut outcome = match rx.recv() {
+        let outcome = olmlint_base::timings::phase("server: run", || rx.recv());
+        let mut outcome = match outcome {
             Ok(Ok(result)) => result?,
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
             Err(_) => return Err("the lint run ended without a result".to_string()),

@@ -411,14 +411,20 @@ impl Worker {
                 self.refused.remove(&root);
                 if !stale {
                     self.shared.facts().1 = true;
-                    self.publish_snapshot(&root, &snapshot, &open, quick);
-                    self.keep_facts(&root, &snapshot, &open);
+                    olmlint_base::timings::phase("server: publish", || {
+                        self.publish_snapshot(&root, &snapshot, &open, quick);
+                    });
+                    olmlint_base::timings::phase("server: facts", || {
+                        self.keep_facts(&root, &snapshot, &open);
+                    });
                     if quick {
                         self.announce_quick(&root);
                     }
                 }
                 // The parses stay valid whatever became of the run.
-                run.overlay.give_back(snapshot.files);
+                olmlint_base::timings::phase("server: parses kept", || {
+                    run.overlay.give_back(snapshot.files);
+                });
             }
             _ if stale => {}
             Ok(Err(message)) => {
