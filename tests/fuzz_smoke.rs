@@ -6,7 +6,7 @@
 //! lock file and libFuzzer wrappers are checked here without compiling libFuzzer; CI's `fuzz`
 //! job compiles them. Campaigns proper: docs/reliability.md, "Fuzzing".
 //!
-//! `OLMLINT_FUZZ_SMOKE_SECONDS` sets the mutation time per target (default 4; 0: corpus
+//! `OLMLINT_FUZZ_SMOKE_SECONDS` sets the mutation time per target (default 2; 0: corpus
 //! only); `OLMLINT_FUZZ_SMOKE_TARGETS=lint,pr` runs only those targets (as does
 //! `cargo test --test fuzz_smoke lint`).
 
@@ -148,7 +148,7 @@ fn smoke(name: &str, target: Target) {
     let seconds: u64 = std::env::var("OLMLINT_FUZZ_SMOKE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(4);
+        .unwrap_or(2);
     let only = std::env::var("OLMLINT_FUZZ_SMOKE_TARGETS").unwrap_or_default();
     if !only.is_empty() && !only.split(',').any(|t| t == name) {
         return;
