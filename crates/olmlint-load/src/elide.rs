@@ -11,6 +11,95 @@
 
 use super::tree::{Entry, Node};
 
+/// What a parse may leave unbuilt.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Elide {
+    /// Nothing: every value is built.
+    Nothing,
+    /// The nested values of an `olm.bundle`'s `olm.csv.metadata` properties (a catalog file).
+    CsvMetadata,
+    /// What `manifest_summary` (lib.rs) does not keep of a bundle manifest that is not a CSV
+    /// (see [`manifest_skips`]).
+    Manifest,
+}
+
+impl Elide {
+    pub(crate) fn csv_metadata(on: bool) -> Elide {
+        if on {
+            Elide::CsvMetadata
+        } else {
+            Elide::Nothing
+        }
+    }
+}
+
+/// Kinds whose manifests are never elided: a CSV is read whole.
+const CSV_KIND: &str = "ClusterServiceVersion";
+
+/// Keys of a bundle manifest's root whose values are built: what `manifest_summary` keeps.
+const MANIFEST_KEYS: [&str; 3] = ["apiVersion", "kind", "metadata"];
+
+/// Keys of a CustomResourceDefinition's `spec` whose values are built (the APIs a bundle
+/// provides, and `preserveUnknownFields`); of each `spec.versions[]` item only `name` is.
+const CRD_SPEC_KEYS: [&str; 5] = [
+    "group",
+    "names",
+    "version",
+    "versions",
+    "preserveUnknownFields",
+];
+
+/// One open collection on the way from a manifest's root to a collection about to open.
+#[derive(Clone, Copy)]
+pub(super) enum Step<'a> {
+    /// A mapping, at the value of this key.
+    Key(&'a str),
+    /// A sequence.
+    Item,
+    /// A mapping whose next scalar is a key (a collection opening there is a key).
+    KeyPosition,
+}
+
+/// Where a bundle manifest's collection opens: what [`manifest_skips`] decides on.
+pub(super) struct ManifestPlace<'a> {
+    /// The root mapping's `kind` as read so far (a string), if any.
+    pub kind: Option<&'a str>,
+    /// The open collections from the root down.
+    pub path: &'a [Step<'a>],
+}
+
+/// Whether the collection opening at `place` of a bundle manifest (a file of a bundle's
+/// `manifests/`) is left unbuilt. Only once the root's `kind` is known to be a non-empty
+/// string other than `ClusterServiceVersion` (it comes first in nearly every manifest; a
+/// document whose `kind` comes later is built whole): the root's values other than
+/// `apiVersion`, `kind`, `metadata` and a CRD's `spec`; in a CRD's `spec`, the values other
+/// than those of [`CRD_SPEC_KEYS`]; in a `spec.versions[]` item, everything but `name`.
+/// That is all `manifest_summary` reads, and the loader keeps only it of such a manifest
+/// (`slim_manifest`); a file it keeps whole is parsed again in full.
+pub(super) fn manifest_skips(place: &ManifestPlace) -> bool {
+    let Some(kind) = place.kind.filter(|k| !k.is_empty() && *k != CSV_KIND) else {
+        return false;
+    };
+    let crd = kind == "CustomResourceDefinition";
+    use Step::{Item, Key};
+    match place.path {
+        [Key(k)] => !(MANIFEST_KEYS.contains(k) || (crd && *k == "spec")),
+        [Key("spec"), Key(k)] => crd && !CRD_SPEC_KEYS.contains(k),
+        [Key("spec"), Key("versions"), Item, Key(k)] => crd && *k != "name",
+        _ => false,
+    }
+}
+
+/// Whether a manifest tree with elided parts may be kept: a mapping without repeated keys
+/// whose `kind` is a non-empty string other than `ClusterServiceVersion`, without `items`
+/// (what `slim_manifest` summarises; anything else is read whole).
+fn keep_manifest(root: Option<&Node>, repeated_keys: bool) -> bool {
+    let kind = root.and_then(|r| r.get("kind")).and_then(Node::as_str);
+    !repeated_keys
+        && kind.is_some_and(|k| !k.is_empty() && k != CSV_KIND)
+        && root.and_then(|r| r.get("items")).is_none()
+}
+
 /// Property type whose nested values no rule reads.
 const ELIDED_TYPE: &str = "olm.csv.metadata";
 
@@ -45,11 +134,17 @@ pub(super) fn is_elided_value(
             .any(|e| &*e.key == "type" && e.value.as_str() == Some(ELIDED_TYPE))
 }
 
-/// Whether a tree with elided parts may be kept: an `olm.bundle` document without
-/// repeated keys.
-pub(super) fn keep(root: Option<&Node>, repeated_keys: bool) -> bool {
-    !repeated_keys
-        && root.and_then(|r| r.get("schema")).and_then(Node::as_str) == Some("olm.bundle")
+/// Whether a tree with elided parts may be kept: with [`Elide::CsvMetadata`], an
+/// `olm.bundle` document without repeated keys; with [`Elide::Manifest`], see
+/// [`keep_manifest`].
+pub(super) fn keep(elide: Elide, root: Option<&Node>, repeated_keys: bool) -> bool {
+    match elide {
+        Elide::Manifest => keep_manifest(root, repeated_keys),
+        _ => {
+            !repeated_keys
+                && root.and_then(|r| r.get("schema")).and_then(Node::as_str) == Some("olm.bundle")
+        }
+    }
 }
 
 /// Hashes of the keys of the elided mappings still open, each mapping's from its base on.
@@ -96,14 +191,14 @@ mod tests {
         text: &str,
         json: bool,
         limits: &Limits,
-        elide: bool,
+        elide: Elide,
     ) -> (Vec<RawDoc>, Vec<LoadProblem>) {
         let file = Arc::new(text.to_string());
         let mut problems = Vec::new();
         let docs = if json {
-            json::parse_file(&file, limits, elide, &mut problems)
+            json::parse_file(&file, limits, elide == Elide::CsvMetadata, &mut problems)
         } else {
-            yaml::parse_stream(&file, 0, Some(&file), limits, elide, &mut problems)
+            yaml::parse_stream_eliding(&file, 0, Some(&file), limits, elide, &mut problems)
         };
         (docs, problems)
     }
@@ -112,8 +207,12 @@ mod tests {
     /// trees equal except where a collection became `Elided` (same kind, same span).
     /// Returns how many collections were elided.
     fn faithful(text: &str, json: bool, limits: &Limits) -> usize {
-        let (full, full_problems) = parse(text, json, limits, false);
-        let (lean, lean_problems) = parse(text, json, limits, true);
+        faithful_eliding(text, json, limits, Elide::CsvMetadata)
+    }
+
+    fn faithful_eliding(text: &str, json: bool, limits: &Limits, elide: Elide) -> usize {
+        let (full, full_problems) = parse(text, json, limits, Elide::Nothing);
+        let (lean, lean_problems) = parse(text, json, limits, elide);
         let shown = |p: &[LoadProblem]| {
             p.iter()
                 .map(|p| format!("{} {:?} {}", p.rule, p.span, p.message))
@@ -354,6 +453,96 @@ mod tests {
         let json = convert(Build::Everything).expect("converts");
         let value = json.pointer("/properties/1/value/spec/a/0");
         assert_eq!(value, Some(&serde_json::json!(1)), "{json}");
+    }
+
+    /// A CustomResourceDefinition whose one version's `schema` holds `schema` (YAML at six
+    /// spaces), with `tail` appended.
+    fn crd(schema: &str, tail: &str) -> String {
+        format!(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  \
+             name: widgets.example.com\n  labels: {{a: b}}\nspec:\n  group: example.com\n  names:\n    \
+             kind: Widget\n    plural: widgets\n    shortNames: [w]\n  scope: Namespaced\n  versions:\n  \
+             - name: v1\n    served: true\n    additionalPrinterColumns:\n    - {{name: Size, type: integer}}\n    \
+             schema:\n{schema}\n  - name: v2\n    subresources: {{status: {{}}}}\n{tail}"
+        )
+    }
+
+    /// [`faithful_eliding`] for a bundle manifest, and the summary `slim_manifest` keeps of
+    /// each document is the same either way.
+    fn faithful_manifest(text: &str, limits: &Limits) -> usize {
+        let elided = faithful_eliding(text, false, limits, Elide::Manifest);
+        let (full, _) = parse(text, false, limits, Elide::Nothing);
+        let (lean, _) = parse(text, false, limits, Elide::Manifest);
+        for (f, l) in full.iter().zip(&lean) {
+            if let (Some(f), Some(l)) = (&f.root, &l.root) {
+                if f.as_map().is_some() {
+                    let (summary, end) = crate::manifest_summary(f);
+                    assert_eq!((summary, end), crate::manifest_summary(l), "{text}");
+                }
+            }
+        }
+        elided
+    }
+
+    const SCHEMA: &str = "      openAPIV3Schema:\n        description: >-\n          folded\n          \
+                          text\n        type: object\n        properties:\n          size: {type: integer}\n          \
+                          tags:\n            type: array\n            items: {type: string}";
+
+    #[test]
+    fn manifests_keep_only_what_their_summary_reads() {
+        let d = Limits::default();
+        // additionalPrinterColumns, schema, v2's subresources and the root's status.
+        let tail = "  preserveUnknownFields: {x: 1}\nstatus:\n  acceptedNames: {kind: Widget}\n";
+        assert_eq!(faithful_manifest(&crd(SCHEMA, tail), &d), 4);
+        // Another kind: all of spec (and the root's other values) but metadata.
+        let service =
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  labels: {a: b}\nspec:\n  \
+                       ports:\n  - port: 1\n  selector: {a: b}\n";
+        assert_eq!(faithful_manifest(service, &d), 1);
+        let config = "kind: ConfigMap\napiVersion: v1\nmetadata: {name: c}\ndata:\n  k: v\n";
+        assert_eq!(faithful_manifest(config, &d), 1);
+        // Several documents, one of them empty.
+        let stream = format!("---\n{}---\n---\n{service}", crd(SCHEMA, ""));
+        assert_eq!(faithful_manifest(&stream, &d), 4);
+        for limits in &limits() {
+            faithful_manifest(&crd(SCHEMA, tail), limits);
+        }
+    }
+
+    #[test]
+    fn manifests_read_whole_are_not_elided() {
+        let d = Limits::default();
+        // The kind after the values, no kind, an empty kind, a CSV, a list: nothing elided.
+        let late = "apiVersion: v1\nspec:\n  ports: [{port: 1}]\nkind: Service\n";
+        assert_eq!(faithful_manifest(late, &d), 0);
+        assert_eq!(faithful_manifest("apiVersion: v1\nspec: {a: [1]}\n", &d), 0);
+        assert_eq!(faithful_manifest("kind: ''\nspec: {a: [1]}\n", &d), 0);
+        let csv = "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata: {name: c}\n\
+                   spec:\n  install: {spec: {deployments: []}}\n";
+        assert_eq!(faithful_manifest(csv, &d), 0);
+        let list = "apiVersion: v1\nkind: List\nitems:\n- {kind: Service, spec: {a: 1}}\n";
+        assert_eq!(faithful_manifest(list, &d), 0);
+        // A repeated key, an anchor, an alias, a merge key, a collection as a key inside an
+        // elided part: built in full (OLM004 walks the tree, the others need the builder).
+        for inner in [
+            "        type: object\n        type: string",
+            "        a: &x {b: c}\n        d: *x",
+            "        a:\n          <<: {b: c}",
+            "        ? [a]\n        : b",
+        ] {
+            let text = crd(&format!("      openAPIV3Schema:\n{inner}"), "");
+            assert_eq!(faithful_manifest(&text, &d), 0, "{text}");
+        }
+        // A syntax error inside: the same problem at the same place.
+        for inner in [
+            "        a: [b, c\n        d: e",
+            "        a:\n          - b\n         - c",
+        ] {
+            let text = crd(&format!("      openAPIV3Schema:\n{inner}"), "");
+            let (_, full) = parse(&text, false, &d, Elide::Nothing);
+            assert_eq!(full.len(), 1, "{text}");
+            faithful_manifest(&text, &d);
+        }
     }
 
     #[test]

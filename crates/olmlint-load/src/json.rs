@@ -56,7 +56,8 @@ fn parse(
         p.in_elided_value = false;
         let mut parsed = p.value();
         if p.needs_full
-            || p.elided && matches!(&parsed, Ok(n) if !super::elide::keep(Some(n), p.repeated_keys))
+            || p.elided
+                && matches!(&parsed, Ok(n) if !super::elide::keep(super::elide::Elide::CsvMetadata, Some(n), p.repeated_keys))
         {
             // Parse the document again in full.
             (p.pos, p.nodes, p.repeated_keys, p.elide) = (start, nodes, false, false);

@@ -359,19 +359,50 @@ fn load_file(f: &walk::Found, limits: &Limits, build: Build) -> Result<LoadedFil
             limits.max_file_size
         )));
     };
-    let mut file = parse_bytes_building(
-        f.display.clone(),
-        f.path.clone(),
-        f.role.clone(),
-        bytes,
-        limits,
-        build,
-    );
+    let mut file = if build == Build::ForRules
+        && may_slim(
+            &f.role,
+            &f.path,
+            memchr::memmem::find(&bytes, b"olmlint").is_some(),
+        ) {
+        parse_manifest(f, bytes, limits)
+    } else {
+        parse_bytes_building(
+            f.display.clone(),
+            f.path.clone(),
+            f.role.clone(),
+            bytes,
+            limits,
+            build,
+        )
+    };
     file.scope = f.scope;
     if build == Build::ForRules {
         slim_manifest(&mut file);
     }
     Ok(file)
+}
+
+/// A file that [`slim_manifest`] may summarise, parsed leaving unbuilt what the summary
+/// does not keep ([`elide::Elide::Manifest`]): most of a CRD's bytes are its schema, which
+/// is scanned (syntax, limits, repeated keys) but not built. A file kept whole after all
+/// (a load problem, a CSV or a list among its documents) is parsed again in full.
+fn parse_manifest(f: &walk::Found, bytes: Vec<u8>, limits: &Limits) -> LoadedFile {
+    let (display, path, role) = (f.display.clone(), f.path.clone(), f.role.clone());
+    let file = parse_bytes_eliding(display, path, role, bytes, limits, elide::Elide::Manifest);
+    let elided = file.docs.iter().any(|d| {
+        let mut elided = false;
+        if let Some(root) = &d.root {
+            root.walk(|n| elided |= matches!(n.value, tree::Value::Elided { .. }));
+        }
+        elided
+    });
+    if !elided || slims(&file) {
+        return file;
+    }
+    let bytes = file.source.text.as_str().as_bytes().to_vec();
+    let (display, path, role) = (f.display.clone(), f.path.clone(), f.role.clone());
+    parse_bytes_eliding(display, path, role, bytes, limits, elide::Elide::Nothing)
 }
 
 /// A file over `limits.max-file-size`: not parsed, one finding.
@@ -530,32 +561,7 @@ fn crd_spec_summary(root: &Node, span: Span) -> (Node, usize) {
 /// `kind`, or that is a list (OLM v1 quotes the one, flattens the other), one that names
 /// olmlint (an inline suppression must be seen), and any file outside `manifests/`.
 fn slim_manifest(file: &mut LoadedFile) {
-    let in_manifests = || {
-        file.source
-            .path
-            .parent()
-            .and_then(Path::file_name)
-            .is_some_and(|n| n == "manifests")
-    };
-    let read_by_rules = |d: &RawDoc| {
-        d.failed
-            || d.repeated_keys
-            || d.root.as_ref().is_some_and(|r| match r.value {
-                tree::Value::Null => false,
-                tree::Value::Map(_) => {
-                    let kind = r.get("kind").and_then(Node::as_str);
-                    kind.is_none_or(|k| k.is_empty() || k == "ClusterServiceVersion")
-                        || r.get("items").is_some()
-                }
-                _ => true,
-            })
-    };
-    if !matches!(file.role, Role::Bundle(_))
-        || !file.problems.is_empty()
-        || !in_manifests()
-        || file.docs.iter().any(read_by_rules)
-        || memchr::memmem::find(file.source.text.as_bytes(), b"olmlint").is_some()
-    {
+    if !slims(file) {
         return;
     }
     let mut keep = 0;
@@ -578,6 +584,38 @@ fn slim_manifest(file: &mut LoadedFile) {
         std::mem::take(&mut file.source.path),
         kept,
     );
+}
+
+/// Whether [`slim_manifest`] summarises `file` (see there).
+fn slims(file: &LoadedFile) -> bool {
+    let read_by_rules = |d: &RawDoc| {
+        d.failed
+            || d.repeated_keys
+            || d.root.as_ref().is_some_and(|r| match r.value {
+                tree::Value::Null => false,
+                tree::Value::Map(_) => {
+                    let kind = r.get("kind").and_then(Node::as_str);
+                    kind.is_none_or(|k| k.is_empty() || k == "ClusterServiceVersion")
+                        || r.get("items").is_some()
+                }
+                _ => true,
+            })
+    };
+    let names_olmlint = memchr::memmem::find(file.source.text.as_bytes(), b"olmlint").is_some();
+    may_slim(&file.role, &file.source.path, names_olmlint)
+        && file.problems.is_empty()
+        && !file.docs.iter().any(read_by_rules)
+}
+
+/// Whether a file's place lets [`slim_manifest`] summarise it: a file of a bundle's
+/// `manifests/` that does not name olmlint (`names_olmlint`: an inline suppression must be
+/// seen).
+fn may_slim(role: &Role, path: &Path, names_olmlint: bool) -> bool {
+    let in_manifests = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == "manifests");
+    matches!(role, Role::Bundle(_)) && in_manifests && !names_olmlint
 }
 
 /// Parse file contents as `olmlint lint` does (also used by tests and fuzzing).
@@ -611,6 +649,21 @@ fn parse_bytes_building(
     limits: &Limits,
     build: Build,
 ) -> LoadedFile {
+    // Only catalog files: bundle directories and the configuration are small and read whole
+    // (but for the manifests `load_file` summarises, see `parse_manifest`).
+    let elide = elide::Elide::csv_metadata(role == Role::Fbc && build == Build::ForRules);
+    parse_bytes_eliding(display, path, role, bytes, limits, elide)
+}
+
+/// [`parse_bytes_building`], leaving unbuilt what `elide` names.
+fn parse_bytes_eliding(
+    display: String,
+    path: PathBuf,
+    role: Role,
+    bytes: Vec<u8>,
+    limits: &Limits,
+    elide: elide::Elide,
+) -> LoadedFile {
     let mut problems = Vec::new();
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
@@ -636,8 +689,6 @@ fn parse_bytes_building(
     };
     let source = SourceFile::new(display, path, text);
     let text = source.text.as_str();
-    // Only catalog files: bundle directories and the configuration are small and read whole.
-    let elide = role == Role::Fbc && build == Build::ForRules;
     let peek = text.get(..4096.min(text.len())).unwrap_or(text);
     let is_json = peek
         .trim_start_matches([' ', '\t', '\n', '\r'])
@@ -645,7 +696,13 @@ fn parse_bytes_building(
     let (format, docs) = if is_json {
         (
             Format::Json,
-            json::parse_file(&source.text, limits, elide, &mut problems),
+            // JSON manifests are rare: only catalog files are elided.
+            json::parse_file(
+                &source.text,
+                limits,
+                elide == elide::Elide::CsvMetadata,
+                &mut problems,
+            ),
         )
     } else {
         let (base, body) = match text.strip_prefix('\u{feff}') {
@@ -663,7 +720,14 @@ fn parse_bytes_building(
         } else {
             (
                 Format::Yaml,
-                yaml::parse_stream(body, base, Some(&source.text), limits, elide, &mut problems),
+                yaml::parse_stream_eliding(
+                    body,
+                    base,
+                    Some(&source.text),
+                    limits,
+                    elide,
+                    &mut problems,
+                ),
             )
         }
     };

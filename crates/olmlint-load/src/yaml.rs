@@ -2,7 +2,7 @@
 //! `YAMLReader` splits them, each document resolved with YAML 1.1 rules (go-yaml v2), which is
 //! what `sigs.k8s.io/yaml` does before OLM ever sees JSON.
 
-use super::elide::VALUE_DEPTH;
+use super::elide::{Elide, VALUE_DEPTH};
 use super::text::FileText;
 use super::tree::{has_repeated_key, Entry, Node, Span, Style, Text, Value};
 use super::{Expansion, RUN_ALIAS_FACTOR};
@@ -67,15 +67,15 @@ impl Chunk {
     }
 }
 
-/// Parse one chunk into a node tree; with `elide`, nested `olm.csv.metadata` values stay
-/// unbuilt where that cannot change a verdict (see [`super::elide`]).
-pub fn parse_chunk(
+/// Parse one chunk into a node tree; what `elide` names stays unbuilt where that cannot
+/// change a verdict (see [`super::elide`]).
+pub(crate) fn parse_chunk(
     text: &str,
     offset: usize,
     file: Option<&FileText>,
     limits: &Limits,
     expanded: &Expansion,
-    elide: bool,
+    elide: Elide,
     problems: &mut Vec<LoadProblem>,
 ) -> Chunk {
     let subset = match screen(text) {
@@ -92,12 +92,12 @@ pub fn parse_chunk(
         }
     };
     let ctx = (file, limits, expanded);
-    if elide {
-        if let Some(chunk) = parse_once(text, offset, ctx, true, subset, problems) {
+    if elide != Elide::Nothing {
+        if let Some(chunk) = parse_once(text, offset, ctx, elide, subset, problems) {
             return chunk;
         }
     }
-    parse_once(text, offset, ctx, false, subset, problems).unwrap_or_else(Chunk::failed)
+    parse_once(text, offset, ctx, Elide::Nothing, subset, problems).unwrap_or_else(Chunk::failed)
 }
 
 /// One pass over every byte of a chunk for what must be known before it is scanned:
@@ -176,7 +176,7 @@ fn parse_once(
     text: &str,
     offset: usize,
     (file, limits, expanded): (Option<&FileText>, &Limits, &Expansion),
-    elide: bool,
+    elide: Elide,
     subset: bool,
     problems: &mut Vec<LoadProblem>,
 ) -> Option<Chunk> {
@@ -379,8 +379,8 @@ struct Builder<'a> {
     root: Option<Node>,
     done: bool,
     repeated_keys: bool,
-    /// Elide nested `olm.csv.metadata` values.
-    elide: bool,
+    /// What may stay unbuilt.
+    elide: Elide,
     /// The `value` mapping on top of the stack (`VALUE_DEPTH + 1` open collections) is an
     /// `olm.csv.metadata` value: collections opened in it are skipped.
     in_elided_value: bool,
@@ -412,7 +412,7 @@ impl<'a> Builder<'a> {
         limits: &'a Limits,
         expanded: &'a Expansion,
         file: Option<&'a FileText>,
-        elide: bool,
+        elide: Elide,
     ) -> Self {
         Builder {
             elide,
@@ -451,7 +451,7 @@ impl<'a> Builder<'a> {
         if self.elided
             && (self.needs_full
                 || self.expanded_here != (0, 0)
-                || !super::elide::keep(self.root.as_ref(), self.repeated_keys))
+                || !super::elide::keep(self.elide, self.root.as_ref(), self.repeated_keys))
         {
             let (n, b) = self.expanded_here;
             self.expanded.sub(n, b);
@@ -486,9 +486,10 @@ impl<'a> Builder<'a> {
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _)
                 if anchor == 0
-                    && self.in_elided_value
-                    && self.stack.len() == VALUE_DEPTH + 1
-                    && !super::elide::built(self.top_key()) =>
+                    && ((self.in_elided_value
+                        && self.stack.len() == VALUE_DEPTH + 1
+                        && !super::elide::built(self.top_key()))
+                        || self.manifest_skips()) =>
             {
                 let map = matches!(event, Event::MappingStart(..));
                 self.skip_open(map, span)
@@ -502,7 +503,7 @@ impl<'a> Builder<'a> {
                 span,
             ),
             Event::MappingStart(anchor, _) => {
-                if self.elide && self.stack.len() == VALUE_DEPTH {
+                if self.elide == Elide::CsvMetadata && self.stack.len() == VALUE_DEPTH {
                     self.in_elided_value = anchor == 0 && self.opens_elided_value();
                 }
                 self.open(
@@ -695,6 +696,47 @@ impl<'a> Builder<'a> {
         };
         matches!(self.stack.get(1), Some(Frame::Seq { .. }))
             && super::elide::is_elided_value(key(self.stack.first()), key(self.stack.get(2)), item)
+    }
+
+    /// Whether the collection about to open is a part of a bundle manifest left unbuilt
+    /// ([`super::elide::manifest_skips`]).
+    fn manifest_skips(&self) -> bool {
+        use super::elide::Step;
+        if self.elide != Elide::Manifest || self.stack.len() > 4 {
+            return false;
+        }
+        let Some(Frame::Map { base, .. }) = self.stack.first() else {
+            return false;
+        };
+        // The root's entries: those before the next open mapping's.
+        let end = self
+            .stack
+            .iter()
+            .skip(1)
+            .find_map(|f| match f {
+                Frame::Map { base, .. } => Some(*base),
+                Frame::Seq { .. } => None,
+            })
+            .unwrap_or(self.entries.len());
+        let kind = self
+            .entries
+            .get(*base..end)
+            .unwrap_or_default()
+            .iter()
+            .find(|e| &*e.key == "kind")
+            .and_then(|e| e.value.as_str());
+        let mut path = [Step::Item; 4];
+        for (step, frame) in path.iter_mut().zip(&self.stack) {
+            *step = match frame {
+                Frame::Map {
+                    key: Some((k, _)), ..
+                } => Step::Key(k.as_str()),
+                Frame::Map { key: None, .. } => Step::KeyPosition,
+                Frame::Seq { .. } => Step::Item,
+            };
+        }
+        let path = path.get(..self.stack.len()).unwrap_or_default();
+        super::elide::manifest_skips(&super::elide::ManifestPlace { kind, path })
     }
 
     /// Opens a collection inside an elided value.
@@ -1103,13 +1145,27 @@ fn expansion_cost(node: &Node) -> (u64, u64) {
     (nodes, bytes)
 }
 
-/// Parse every document of a YAML file.
+/// Parse every document of a YAML file; with `elide`, the nested values of an `olm.bundle`'s
+/// `olm.csv.metadata` properties stay unbuilt (see [`super::elide`]).
 pub fn parse_stream(
     text: &str,
     base: usize,
     file: Option<&FileText>,
     limits: &Limits,
     elide: bool,
+    problems: &mut Vec<LoadProblem>,
+) -> Vec<RawDoc> {
+    let elide = Elide::csv_metadata(elide);
+    parse_stream_eliding(text, base, file, limits, elide, problems)
+}
+
+/// [`parse_stream`], leaving unbuilt what `elide` names.
+pub(crate) fn parse_stream_eliding(
+    text: &str,
+    base: usize,
+    file: Option<&FileText>,
+    limits: &Limits,
+    elide: Elide,
     problems: &mut Vec<LoadProblem>,
 ) -> Vec<RawDoc> {
     let chunks = split_documents(text, problems);
@@ -1305,11 +1361,17 @@ mod tests {
         }
         let mut p = Vec::new();
         let limits = Limits::default();
-        assert!(
-            parse_chunk(&y, 0, None, &limits, &Expansion::default(), false, &mut p)
-                .root
-                .is_none()
-        );
+        assert!(parse_chunk(
+            &y,
+            0,
+            None,
+            &limits,
+            &Expansion::default(),
+            Elide::Nothing,
+            &mut p
+        )
+        .root
+        .is_none());
         assert!(p[0].message.contains("alias"));
     }
 }
