@@ -1,11 +1,11 @@
 //! A fast path for the block-style YAML that `opm render`, go-yaml and most hand-written
 //! catalogs use: block mappings and sequences, plain, single- and double-quoted scalars,
-//! literal block scalars, comments, and the empty flow collections `[]` and `{}`.
+//! literal and folded block scalars, comments, and the empty flow collections `[]` and `{}`.
 //!
 //! It emits exactly the events saphyr-parser emits for the same text (values, styles and byte
 //! spans, including saphyr's choices for empty values and collection ends) and gives up with
 //! [`Unsupported`] on everything else: anchors, aliases, tags, flow collections with content,
-//! folded scalars, tabs, CR line ends, byte order marks and anything saphyr would reject. The
+//! tabs, CR line ends, byte order marks and anything saphyr would reject. The
 //! caller then parses the chunk with saphyr, so results never depend on which path ran. The
 //! tests compare both event streams on the corpus and on generated and mutated documents.
 
@@ -421,8 +421,8 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
     /// start here.
     fn inline_node(&mut self, indent: usize, compact: bool) -> R<()> {
         match self.at(self.pos) {
-            b'|' => {
-                let s = self.literal(indent)?;
+            c @ (b'|' | b'>') => {
+                let s = self.block_scalar(indent, c == b'>')?;
                 self.emit_scalar(s)?;
                 return self.skip_blank_lines();
             }
@@ -815,9 +815,13 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         Ok(())
     }
 
-    /// A literal block scalar (`|`, `|-`, `|+`) in a collection indented at `indent`. Leaves
-    /// `pos` where saphyr's scan stops: on the first non-space byte of the line that ends it.
-    fn literal(&mut self, indent: usize) -> R<Scalar<'t>> {
+    /// A literal (`|`, `|-`, `|+`) or, with `folded`, folded (`>`, `>-`, `>+`) block scalar in
+    /// a collection indented at `indent`. Leaves `pos` where saphyr's scan stops: on the first
+    /// non-space byte of the line that ends it. Folding is saphyr's (libyaml's): the line
+    /// break between two content lines neither of which starts with a blank becomes a space,
+    /// or disappears when empty lines follow it (they stay line breaks); every other break
+    /// is kept.
+    fn block_scalar(&mut self, indent: usize, folded: bool) -> R<Scalar<'t>> {
         #[derive(PartialEq)]
         enum Chomp {
             Strip,
@@ -883,15 +887,25 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         }
         let start = self.pos;
         let mut out = String::new();
+        // Whether the previous content line started with a blank (none before the first).
+        let mut blank_before = None;
         loop {
             // At the first content byte of a line.
             let end = self.line_end(self.pos);
             if end >= self.b.len() {
                 return Err(Leave);
             }
-            for _ in 0..breaks {
-                out.push('\n');
+            let blank = matches!(self.at(self.pos), b' ' | b'\t');
+            if folded && blank_before == Some(false) && !blank {
+                // `breaks` is the line break ending the previous line and the empty lines.
+                match breaks {
+                    1 => out.push(' '),
+                    n => out.extend(std::iter::repeat_n('\n', n - 1)),
+                }
+            } else {
+                out.extend(std::iter::repeat_n('\n', breaks));
             }
+            blank_before = Some(blank);
             out.push_str(self.slice(self.pos, end)?);
             self.pos = end;
             self.newline();
@@ -922,7 +936,11 @@ impl<'t, E: FnMut(Event<'t>, Span) -> bool> Scanner<'t, E> {
         }
         Ok(Scalar {
             text: Cow::Owned(out),
-            style: ScalarStyle::Literal,
+            style: if folded {
+                ScalarStyle::Folded
+            } else {
+                ScalarStyle::Literal
+            },
             start,
             end: self.pos,
             key: false,
@@ -1127,6 +1145,15 @@ pub(crate) mod tests {
             "b:\n  c: |4\n\n        indented\n      y\n",
             "url: http://x.y/z?a=b#frag\n",
             "a: 1.10\nb: yes\nc: ~\nd: 0x1F\n",
+            // Folded block scalars: breaks between lines that start with no blank fold.
+            "a: >\n  folded\n",
+            "a: >-\n  one\n  two\n\n  three\n\n\n  four\nb: x\n",
+            "a: >+\n  one\n   more indented\n  back\n\n",
+            "- >\n  x\n  \ty\n  z\n- >2\n    a\n   b\n  c\n",
+            "a: >\n\n\n  after empty lines\n  # not a comment\n",
+            "d: >-\n    description: with: colons # and hashes\n    and more\ne: 1\n",
+            "f: >\n  a\n\n   b\n\n  c\n  \n  d\n",
+            "g: >+1\n  \n   x\n",
         ];
         for text in accepted {
             assert!(agrees(text), "fast path left {text:?}");
@@ -1140,8 +1167,8 @@ pub(crate) mod tests {
             "a: !!str 1\n",
             "a: [1, 2]\n",
             "a: {b: 1}\n",
-            "a: >\n  folded\n",
             "a: |0\n   x\n",
+            "a: >\n  unterminated",
             "a: |2\n x\n",
             "a:\tb\n",
             "a: 1\r\n",
@@ -1326,16 +1353,22 @@ pub(crate) mod tests {
                     self.out.push('"');
                 }
                 _ => {
+                    // Literal or folded, some lines more indented.
                     let chomp = ["", "-", "+"][usize::from(self.pick(3))];
-                    self.out.push('|');
+                    let indicator = if self.pick(2) == 0 { '|' } else { '>' };
+                    self.out.push(indicator);
                     self.out.push_str(chomp);
                     self.out.push('\n');
                     let width = indent + 1 + usize::from(self.pick(3));
+                    let mut started = false;
                     for line in w.split(' ') {
                         if line.is_empty() {
                             self.out.push('\n');
                         } else {
-                            self.pad(width);
+                            // Not the first content line: it sets the indentation.
+                            let more = usize::from(started && self.pick(4) == 0);
+                            started = true;
+                            self.pad(width + more);
                             self.out.push_str(line);
                             self.out.push('\n');
                         }
