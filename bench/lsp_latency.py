@@ -2,7 +2,8 @@
 """Latency of `olmlint server` after a small edit: the time from a didChange to the
 publishDiagnostics of that version, over N edits of one file of a catalog (a comment line
 added, then removed, and so on: the catalog stays the same, every edit is re-judged whole).
-Prints the first (whole) lint's time, then the median and p95 of the edits, in ms.
+Prints the first (whole) lint's time, then the median and p95 of the edits, in ms, and the
+server's peak resident memory so far (Linux: VmHWM).
 
     bench/lsp_latency.py [--olmlint target/release/olmlint] [--edits 20]
                          [--resolution-checks auto|deferred|everyEdit] CATALOG FILE...
@@ -104,6 +105,17 @@ def measure(server, path, edits):
     return whole, len(first["diagnostics"]), times
 
 
+def peak_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return f"{int(line.split()[1]) // 1024}"
+    except OSError:
+        pass
+    return "n/a"
+
+
 def p95(values):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
@@ -124,14 +136,19 @@ def main():
         "processId": None, "rootUri": None, "capabilities": {},
         "initializationOptions": {"resolutionChecks": args.resolution_checks}})
     server.notify("initialized", {})
-    print(f"{'file':<45} {'size':>9} {'open ms':>8} {'median ms':>10} {'p95 ms':>7} {'max ms':>7}")
+    print(f"{'file':<45} {'size':>9} {'open ms':>8} {'median ms':>10} {'p95 ms':>7} {'max ms':>7}"
+          f" {'peak MB':>8}")
     for rel in args.files:
         path = os.path.join(args.catalog, rel)
         whole, findings, times = measure(server, path, args.edits)
         print(f"{rel:<45} {os.path.getsize(path):>9} {whole:>8.1f} "
-              f"{statistics.median(times):>10.1f} {p95(times):>7.1f} {max(times):>7.1f}")
+              f"{statistics.median(times):>10.1f} {p95(times):>7.1f} {max(times):>7.1f}"
+              f" {peak_mb(server.p.pid):>8}")
     server.request("shutdown", None)
     server.notify("exit", None)
+    # Read what the server still writes (the withdrawn findings of closed files) until it
+    # ends: a client that stops reading would block the server's last writes, and so its exit.
+    server.p.stdout.read()
     server.p.wait()
 
 

@@ -2,7 +2,8 @@
 // olmlint for VS Code: runs `olmlint server`, the language server of the olmlint command line,
 // for the YAML and JSON files of the workspace. The server decides, as `olmlint lint` does,
 // which catalog a file belongs to and lints that catalog whole; a file in no catalog gets no
-// findings. Everything else (positions, rule pages, debounce, limits) is the server's.
+// findings. Everything else (positions, rule pages, debounce, limits) is the server's, but for
+// when the resolution's rules run on a large catalog (`olmlint.resolutionChecks`).
 
 const vscode = require('vscode');
 const { LanguageClient } = require('vscode-languageclient/node');
@@ -11,7 +12,8 @@ const { LanguageClient } = require('vscode-languageclient/node');
 let client;
 
 function createClient() {
-  const command = vscode.workspace.getConfiguration('olmlint').get('path') || 'olmlint';
+  const settings = vscode.workspace.getConfiguration('olmlint');
+  const command = settings.get('path') || 'olmlint';
   // No `transport`: the server speaks on stdin and stdout (`transport: stdio` would add a
   // `--stdio` argument, which `olmlint server` does not take).
   const serverOptions = { command, args: ['server'] };
@@ -20,6 +22,7 @@ function createClient() {
       { scheme: 'file', language: 'yaml' },
       { scheme: 'file', language: 'json' },
     ],
+    initializationOptions: { resolutionChecks: settings.get('resolutionChecks') || 'auto' },
   };
   return new LanguageClient('olmlint', 'olmlint', serverOptions, clientOptions);
 }
@@ -52,7 +55,7 @@ async function activate(context) {
   context.subscriptions.push(
     vscode.commands.registerCommand('olmlint.restart', restart),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('olmlint.path')) {
+      if (e.affectsConfiguration('olmlint.path') || e.affectsConfiguration('olmlint.resolutionChecks')) {
         restart();
       }
     }),

@@ -185,6 +185,15 @@ fn the_vscode_extension_packages_with_vsce() {
     assert!(manifest["engines"]["vscode"].is_string(), "{manifest}");
     let setting = &manifest["contributes"]["configuration"]["properties"]["olmlint.path"];
     assert_eq!(setting["default"], "olmlint", "{manifest}");
+    // The values `olmlint server` takes (`initializationOptions.resolutionChecks`).
+    let checks =
+        &manifest["contributes"]["configuration"]["properties"]["olmlint.resolutionChecks"];
+    assert_eq!(
+        checks["enum"],
+        serde_json::json!(["auto", "deferred", "everyEdit"]),
+        "{manifest}"
+    );
+    assert_eq!(checks["default"], "auto", "{manifest}");
     let events: Vec<&str> = manifest["activationEvents"]
         .as_array()
         .unwrap()

@@ -133,6 +133,17 @@ impl Shared {
     }
 }
 
+/// A catalog as messages name it: relative to the server's working directory, `.` for that
+/// directory itself.
+fn shown(root: &Path) -> String {
+    let shown = olmlint_load::display_path(root);
+    if shown.is_empty() {
+        ".".to_string()
+    } else {
+        shown
+    }
+}
+
 fn is_config(path: &Path) -> bool {
     path.file_name()
         .is_some_and(|n| olmlint_load::names::CONFIG_FILES.iter().any(|c| n == *c))
@@ -405,7 +416,7 @@ impl Worker {
         let published = !stale && matches!(result, Ok(Ok(_)));
         self.schedule
             .ran(&root, quick, published, took, Instant::now());
-        let shown = olmlint_load::display_path(&root);
+        let shown = shown(&root);
         match result {
             Ok(Ok(snapshot)) => {
                 self.refused.remove(&root);
@@ -461,7 +472,7 @@ impl Worker {
             lsp::MessageType::Info,
             format!(
                 "olmlint: while {} is being edited{took}, each edit is checked without OLM's resolution; the rules that need it (dependencies, installability, upgrades) run on open, on save and when edits pause for {:.1} s. Set initializationOptions.resolutionChecks to \"everyEdit\" to run them on every edit.",
-                olmlint_load::display_path(root),
+                shown(root),
                 crate::schedule::IDLE.as_secs_f64()
             ),
         );
@@ -489,7 +500,7 @@ impl Worker {
             }
             Err(_) => self.log(
                 lsp::MessageType::Error,
-                format!("internal error while converting the findings of {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
+                format!("internal error while converting the findings of {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", shown(root)),
             ),
         }
     }
@@ -517,7 +528,7 @@ impl Worker {
         if failed {
             self.log(
                 lsp::MessageType::Error,
-                format!("internal error while indexing {} for hover, code actions and go to definition (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
+                format!("internal error while indexing {} for hover, code actions and go to definition (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", shown(root)),
             );
         }
     }
