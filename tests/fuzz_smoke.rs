@@ -2,7 +2,8 @@
 //! the stable toolchain and run over each target's committed corpus (`fuzz/corpus/TARGET/`)
 //! and then over mutations of it for a few seconds each, with every oracle the libFuzzer
 //! campaigns use (no panic, no canary in any output, nothing written outside, markup and
-//! logs inert), one test per target so that they run side by side. The fuzz crate's manifest,
+//! logs inert), one test per target so that they run side by side (`pr`, which changes the
+//! working directory, in child processes of its own). The fuzz crate's manifest,
 //! lock file and libFuzzer wrappers are checked here without compiling libFuzzer; CI's `fuzz`
 //! job compiles them. Campaigns proper: docs/reliability.md, "Fuzzing".
 //!
@@ -127,24 +128,55 @@ fn run_one(name: &str, target: Target, input: &[u8], origin: &str) {
     }
 }
 
-/// The process's working directory: the `pr` target moves into its sandbox repository for
-/// each input (`--changed-since` asks git about the current directory), and the others read
-/// paths relative to it, so `pr` runs alone and the others side by side.
-static WORKING_DIRECTORY: std::sync::RwLock<()> = std::sync::RwLock::new(());
+/// How many child processes run the `pr` target, each over a shard of its corpus (see
+/// [`in_children`]); `OLMLINT_FUZZ_SMOKE_SHARD=I/N` makes this process one of them.
+const PR_SHARDS: usize = 2;
+const SHARD: &str = "OLMLINT_FUZZ_SMOKE_SHARD";
 
-/// One target over its corpus, then over mutations of it for `OLMLINT_FUZZ_SMOKE_SECONDS`.
-fn smoke(name: &str, target: Target) {
-    let _shared;
-    let _exclusive;
-    if name == "pr" {
-        _exclusive = WORKING_DIRECTORY
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-    } else {
-        _shared = WORKING_DIRECTORY
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+/// The shard this process runs (`I/N` in [`SHARD`]), if it is a child of [`in_children`].
+fn shard() -> Option<(usize, usize)> {
+    let value = std::env::var(SHARD).ok()?;
+    let (i, n) = value.split_once('/')?;
+    let (i, n) = (i.parse().ok()?, n.parse().ok()?);
+    (i < n).then_some((i, n))
+}
+
+/// The `pr` target moves into its sandbox repository for each input (`--changed-since` asks
+/// git about the current directory), which the other targets, reading paths relative to it,
+/// must not see: it runs in child processes of this test binary, each over a shard of the
+/// corpus, side by side with each other and with the other targets (its 251 inputs, each a
+/// git history and two runs of olmlint, took 18 s alone and held the other targets back).
+fn in_children(name: &str, n: usize) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            let child = std::process::Command::new(&exe)
+                .args([name, "--exact", "--test-threads", "1", "--nocapture"])
+                .env(SHARD, format!("{i}/{n}"))
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("start the test binary again");
+            // Each child's output read on a thread of its own, so no pipe fills.
+            std::thread::spawn(move || child.wait_with_output())
+        })
+        .collect();
+    for (i, child) in children.into_iter().enumerate() {
+        let out = child.join().unwrap().expect("wait for a shard");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "fuzz smoke of `{name}`, shard {i}/{n} ({SHARD}={i}/{n} {} {name} --exact replays it):\n{}\n{stderr}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        eprint!("{stderr}");
     }
+}
+
+/// One target over its corpus, then over mutations of it for `OLMLINT_FUZZ_SMOKE_SECONDS`
+/// (`pr`: in [`PR_SHARDS`] child processes, which share the corpus and the time).
+fn smoke(name: &str, target: Target) {
     let seconds: u64 = std::env::var("OLMLINT_FUZZ_SMOKE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -153,15 +185,21 @@ fn smoke(name: &str, target: Target) {
     if !only.is_empty() && !only.split(',').any(|t| t == name) {
         return;
     }
+    let shard = shard();
+    if name == "pr" && shard.is_none() {
+        return in_children(name, PR_SHARDS);
+    }
+    let (i, n) = shard.unwrap_or((0, 1));
     let inputs = corpus(name);
     assert!(!inputs.is_empty(), "fuzz/corpus/{name} is empty");
-    for (path, bytes) in &inputs {
+    for (path, bytes) in inputs.iter().skip(i).step_by(n) {
         run_one(name, target, bytes, &path.display().to_string());
     }
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64 ^ ((i as u64) << 32));
     let start = Instant::now();
     let mut runs = 0usize;
-    while start.elapsed() < Duration::from_secs(seconds) {
+    let budget = Duration::from_millis(seconds * 1000 / n as u64);
+    while start.elapsed() < budget {
         let a = &inputs[rng.below(inputs.len())].1;
         let b = &inputs[rng.below(inputs.len())].1;
         let input = mutate(&mut rng, a, b);
@@ -169,8 +207,8 @@ fn smoke(name: &str, target: Target) {
         runs += 1;
     }
     eprintln!(
-        "fuzz smoke: {name}: {} corpus inputs, {runs} mutations",
-        inputs.len()
+        "fuzz smoke: {name}: {} corpus inputs, {runs} mutations (shard {i}/{n})",
+        inputs.len().div_ceil(n)
     );
 }
 
