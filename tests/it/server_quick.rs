@@ -108,6 +108,19 @@ fn a_quick_run_defers_the_resolution_findings_of_the_edited_file_until_edits_pau
                 .is_some_and(|s| s.contains("without OLM's resolution"))
     });
     assert_eq!(told["params"]["type"], 3, "info: {told}");
+    // Hover on the channel entry (line 10 now): this run did not check installability.
+    let hover = |client: &mut rpc::Client| {
+        let r = client.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri(&bar)}, "position": {"line": 10, "character": 12}}),
+        );
+        r["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let during = hover(&mut client);
+    assert!(during.contains("Installable: not checked"), "{during}");
 
     let full = client.diagnostics_at(&uri(&bar), 2);
     assert_eq!(
@@ -120,6 +133,8 @@ fn a_quick_run_defers_the_resolution_findings_of_the_edited_file_until_edits_pau
         moved[0]["range"]["start"]["line"], 18,
         "at its new line: {full}"
     );
+    let after = hover(&mut client);
+    assert!(after.contains("Installable: no"), "{after}");
     // foo.yaml kept its state throughout: its suppression was never called unused.
     let on_foo: Vec<Value> = client
         .unread()

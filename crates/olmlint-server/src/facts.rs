@@ -37,6 +37,8 @@ pub struct Facts {
     pub packages: HashMap<String, lsp::Location>,
     /// Package name → its bundles' versions (that parse), in precedence order, each once.
     pub versions: HashMap<String, Vec<semver::Version>>,
+    /// A quick run's facts: installability was not checked (see [`crate::schedule`]).
+    pub quick: bool,
 }
 
 impl Facts {
@@ -117,9 +119,12 @@ pub struct Naming<'n> {
 }
 
 /// The facts of a published run.
-pub fn build(snapshot: &Snapshot, naming: &Naming<'_>) -> Facts {
+pub fn build(snapshot: &Snapshot, naming: &Naming<'_>, quick: bool) -> Facts {
     let files = &snapshot.files;
-    let mut facts = Facts::default();
+    let mut facts = Facts {
+        quick,
+        ..Facts::default()
+    };
     let uris: Vec<String> = files.iter().map(|f| (naming.uri)(&f.source.path)).collect();
     let open: Vec<bool> = uris.iter().map(|u| (naming.version)(u).is_some()).collect();
     let mut b = Builder {

@@ -64,7 +64,9 @@ fn bundle(facts: &Facts, package: &str, name: &str) -> String {
             .join(", ")
     };
     let _ = writeln!(out, "- Channels: {channels}");
-    if b.verdicts.is_empty() {
+    if facts.quick {
+        out.push_str("- Installable: not checked by this edit's quick run (the resolution's checks run on save and when edits pause)\n");
+    } else if b.verdicts.is_empty() {
         out.push_str("- Installable: yes (no OLM501–OLM506 finding about it in this run)\n");
     } else {
         out.push_str("- Installable: no\n");

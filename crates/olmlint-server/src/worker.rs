@@ -426,7 +426,7 @@ impl Worker {
                         self.publish_snapshot(&root, &snapshot, &open, quick);
                     });
                     olmlint_base::timings::phase("server: facts", || {
-                        self.keep_facts(&root, &snapshot, &open);
+                        self.keep_facts(&root, &snapshot, &open, quick);
                     });
                     if quick {
                         self.announce_quick(&root);
@@ -506,7 +506,13 @@ impl Worker {
     }
 
     /// What the requests on the catalog's documents answer from, until its next publication.
-    fn keep_facts(&self, root: &Path, snapshot: &Snapshot, open: &HashMap<PathBuf, OpenDocument>) {
+    fn keep_facts(
+        &self,
+        root: &Path,
+        snapshot: &Snapshot,
+        open: &HashMap<PathBuf, OpenDocument>,
+        quick: bool,
+    ) {
         // The files of a run under its (canonical) root are absolute already: no need to ask
         // the file system again for each (a definition's target names the file as read).
         let uri = |path: &Path| match open.get(path) {
@@ -521,7 +527,7 @@ impl Worker {
             encoding: self.shared.encoding,
         };
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            crate::facts::build(snapshot, &naming)
+            crate::facts::build(snapshot, &naming, quick)
         }));
         let failed = built.is_err();
         self.shared.keep(root, built.ok());
