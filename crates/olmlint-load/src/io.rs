@@ -146,7 +146,11 @@ pub fn display_path(p: &Path) -> String {
         .and_then(|c| p.strip_prefix(c).ok())
         .unwrap_or(p);
     let s = rel.to_string_lossy().replace('\\', "/");
-    s.strip_prefix("./").map(str::to_string).unwrap_or(s)
+    match s.strip_prefix("./").map_or(s.as_str(), |r| r) {
+        // The working directory itself.
+        "" => ".".to_string(),
+        shown => shown.to_string(),
+    }
 }
 
 /// Whether the real path of `path` (every symbolic link on the way resolved) is inside

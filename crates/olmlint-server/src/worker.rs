@@ -133,17 +133,6 @@ impl Shared {
     }
 }
 
-/// A catalog as messages name it: relative to the server's working directory, `.` for that
-/// directory itself.
-fn shown(root: &Path) -> String {
-    let shown = olmlint_load::display_path(root);
-    if shown.is_empty() {
-        ".".to_string()
-    } else {
-        shown
-    }
-}
-
 fn is_config(path: &Path) -> bool {
     path.file_name()
         .is_some_and(|n| olmlint_load::names::CONFIG_FILES.iter().any(|c| n == *c))
@@ -416,7 +405,7 @@ impl Worker {
         let published = !stale && matches!(result, Ok(Ok(_)));
         self.schedule
             .ran(&root, quick, published, took, Instant::now());
-        let shown = shown(&root);
+        let shown = olmlint_load::display_path(&root);
         match result {
             Ok(Ok(snapshot)) => {
                 self.refused.remove(&root);
@@ -472,7 +461,7 @@ impl Worker {
             lsp::MessageType::Info,
             format!(
                 "olmlint: while {} is being edited{took}, each edit is checked without OLM's resolution; the rules that need it (dependencies, installability, upgrades) run on open, on save and when edits pause for {:.1} s. Set initializationOptions.resolutionChecks to \"everyEdit\" to run them on every edit.",
-                shown(root),
+                olmlint_load::display_path(root),
                 crate::schedule::IDLE.as_secs_f64()
             ),
         );
@@ -491,8 +480,8 @@ impl Worker {
         match sets {
             Ok((mut sets, deferred)) => {
                 if quick {
-                    let version = |uri: &str| open.values().find(|d| d.uri == uri).map(|d| d.version);
-                    self.schedule.merge_deferred(root, &mut sets, &version);
+                    self.schedule
+                        .merge_deferred(root, &mut sets, &version_of(open));
                 } else {
                     self.schedule.keep_deferred(root, deferred);
                 }
@@ -500,7 +489,7 @@ impl Worker {
             }
             Err(_) => self.log(
                 lsp::MessageType::Error,
-                format!("internal error while converting the findings of {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", shown(root)),
+                format!("internal error while converting the findings of {} (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
             ),
         }
     }
@@ -520,7 +509,7 @@ impl Worker {
             None if path.is_absolute() => crate::uri::from_path(path),
             None => crate::uri::from_path(&olmlint_load::io::absolute(path)),
         };
-        let version = |uri: &str| open.values().find(|d| d.uri == uri).map(|d| d.version);
+        let version = version_of(open);
         let naming = crate::facts::Naming {
             uri: &uri,
             version: &version,
@@ -534,7 +523,7 @@ impl Worker {
         if failed {
             self.log(
                 lsp::MessageType::Error,
-                format!("internal error while indexing {} for hover, code actions and go to definition (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", shown(root)),
+                format!("internal error while indexing {} for hover, code actions and go to definition (an olmlint bug; please report it at https://github.com/olmlint/olmlint/issues); the server goes on", olmlint_load::display_path(root)),
             );
         }
     }
@@ -577,7 +566,7 @@ impl Worker {
             };
             Some((uri, &f.source))
         };
-        let version_of = |uri: &str| open.values().find(|d| d.uri == uri).map(|d| d.version);
+        let version_of = version_of(open);
         let mut sets: BTreeMap<String, Published> = BTreeMap::new();
         let mut deferred: BTreeMap<String, Published> = BTreeMap::new();
         let in_catalog: BTreeSet<&str> = open
@@ -653,6 +642,13 @@ impl Worker {
         }
         self.published.insert(root, sets);
     }
+}
+
+/// The version of each open document by URI, looked up in a map built once (a run converts
+/// one finding per line of output, each asking for its file's version).
+fn version_of(open: &HashMap<PathBuf, OpenDocument>) -> impl Fn(&str) -> Option<i32> + '_ {
+    let by_uri: HashMap<&str, i32> = open.values().map(|d| (d.uri.as_str(), d.version)).collect();
+    move |uri| by_uri.get(uri).copied()
 }
 
 /// An open document as a run saw it.
