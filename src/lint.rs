@@ -303,12 +303,10 @@ pub fn run(opts: &Options) -> Result<Outcome, String> {
         return Ok(outcome);
     }
     let names: Vec<String> = providers.iter().map(|p| load::display_path(p)).collect();
-    // The first pass's parses are not handed to the server's cache for the second: on
-    // community-operators-prod's catalogs/v4.18 the second pass then lost an OLM507 that
-    // `olmlint lint` reports (session 27's field check; the cache's fault is not found yet).
-    // Dropped, they cost the second pass one parse of the catalog; the server's cache gets
-    // the second pass's files after publication.
-    drop(outcome);
+    // A server's cache keeps the first run's parses for the second.
+    if let Some(overlay) = &opts.overlay {
+        overlay.give_back(outcome.files);
+    }
     let mut wider = opts.clone();
     wider.context.extend(providers);
     let mut outcome = run_stages(&wider)?;
