@@ -518,35 +518,10 @@ fn an_unsaved_edit_in_one_file_is_judged_where_it_breaks_another() {
     let edited: String = BUNDLES.lines().take(8).map(|l| format!("{l}\n")).collect();
     two_file_catalog(saved.path(), &edited);
     let out = crate::common::olmlint(Some(saved.path()), ["lint", "-f", "json", "."]);
-    let expected: Vec<Value> = crate::common::diagnostics(&out)
-        .into_iter()
-        .filter(|d| d["file"] == "channel.yaml")
-        .map(|d| {
-            let at = |l: &str, c: &str| {
-                json!({"line": d[l].as_u64().unwrap() - 1, "character": d[c].as_u64().unwrap() - 1})
-            };
-            let severity = match d["severity"].as_str().unwrap() {
-                "error" => 1,
-                "warning" => 2,
-                _ => 3,
-            };
-            json!([d["rule"], at("line", "column"), at("end_line", "end_column"), severity])
-        })
-        .collect();
-    let got: Vec<Value> = channel["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            json!([
-                d["code"],
-                d["range"]["start"],
-                d["range"]["end"],
-                d["severity"]
-            ])
-        })
-        .collect();
-    assert_eq!(got, expected);
+    assert_eq!(
+        published_findings(&channel),
+        cli_findings(&out, "channel.yaml")
+    );
 
     // The configuration's unsaved buffer is the configuration.
     let config = catalog.join(".olmlint.yaml");
@@ -577,6 +552,130 @@ fn an_unsaved_edit_in_one_file_is_judged_where_it_breaks_another() {
 
 /// Buffers no catalog should hold are judged under the limits `olmlint lint` applies (here
 /// the default nesting depth and the configuration's file size), and the server goes on.
+/// What `olmlint lint -f json` (`out`) reports on `file`, as the server publishes it: rule,
+/// start, end (0-based) and LSP severity.
+fn cli_findings(out: &std::process::Output, file: &str) -> Vec<Value> {
+    crate::common::diagnostics(out)
+        .into_iter()
+        .filter(|d| d["file"] == file)
+        .map(|d| {
+            let at = |l: &str, c: &str| {
+                json!({"line": d[l].as_u64().unwrap() - 1, "character": d[c].as_u64().unwrap() - 1})
+            };
+            let severity = match d["severity"].as_str().unwrap() {
+                "error" => 1,
+                "warning" => 2,
+                _ => 3,
+            };
+            json!([d["rule"], at("line", "column"), at("end_line", "end_column"), severity])
+        })
+        .collect()
+}
+
+/// A publication's diagnostics in [`cli_findings`]'s terms.
+fn published_findings(published: &Value) -> Vec<Value> {
+    published["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            json!([
+                d["code"],
+                d["range"]["start"],
+                d["range"]["end"],
+                d["severity"]
+            ])
+        })
+        .collect()
+}
+
+/// An FBC catalog `catalogs/v4.18/app` of a community-operators repository: app.v1.0.0
+/// requires `common` (an operator of the repository, not in the catalog) and `elsewhere`
+/// (nowhere). `extra` is put at the top of the catalog's first document.
+fn repository_context_fixture(dir: &Path, extra: &str) {
+    let catalog = format!(
+        "---
+{extra}schema: olm.package
+name: app
+defaultChannel: stable
+---
+schema: olm.channel
+package: app
+name: stable
+entries:
+  - name: app.v1.0.0
+---
+schema: olm.bundle
+name: app.v1.0.0
+package: app
+image: quay.io/example/app-bundle:v1.0.0
+properties:
+  - type: olm.package
+    value: {{packageName: app, version: 1.0.0}}
+  - type: olm.package.required
+    value: {{packageName: common, versionRange: '>=4.0.0'}}
+  - type: olm.package.required
+    value: {{packageName: elsewhere, versionRange: '>=1.0.0'}}
+"
+    );
+    write_files(
+        dir,
+        &[
+            ("config.yaml", "organization: community-operators\n"),
+            ("operators/common/ci.yaml", "updateGraph: replaces-mode\n"),
+            (
+                "operators/common/4.0.0/manifests/common.clusterserviceversion.yaml",
+                "apiVersion: operators.coreos.com/v1alpha1\nkind: ClusterServiceVersion\nmetadata:\n  name: common.v4.0.0\nspec:\n  version: 4.0.0\n",
+            ),
+            (
+                "operators/common/4.0.0/metadata/annotations.yaml",
+                "annotations:\n  operators.operatorframework.io.bundle.mediatype.v1: registry+v1\n  operators.operatorframework.io.bundle.manifests.v1: manifests/\n  operators.operatorframework.io.bundle.metadata.v1: metadata/\n  operators.operatorframework.io.bundle.package.v1: common\n  operators.operatorframework.io.bundle.channels.v1: stable\n  operators.operatorframework.io.bundle.channel.default.v1: stable\n",
+            ),
+            ("catalogs/v4.18/app/catalog.yaml", &catalog),
+        ],
+    );
+}
+
+/// A catalog whose dependency on another operator of the repository is resolved in a second
+/// pass with that operator as context (`crate::repository_context`): the server publishes
+/// what `olmlint lint` reports, on open and after an edit that moves every finding (the
+/// second run reuses the cached parses of the first, between and across passes).
+#[test]
+fn the_repository_context_pass_publishes_what_the_command_line_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    repository_context_fixture(dir.path(), "");
+    let file = dir.path().join("catalogs/v4.18/app/catalog.yaml");
+    let cli = crate::common::olmlint(Some(dir.path()), ["lint", "-f", "json", "catalogs/v4.18"]);
+    let expected = cli_findings(&cli, "catalogs/v4.18/app/catalog.yaml");
+    let stderr = String::from_utf8_lossy(&cli.stderr);
+    assert!(
+        stderr.contains("resolved with operators/common as context"),
+        "{stderr}"
+    );
+    assert_eq!(
+        expected.len(),
+        1,
+        "only `elsewhere` is missing: {expected:#?}"
+    );
+
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, Some(dir.path()), &[]);
+    open(&mut client, &file, 1);
+    let published = client.diagnostics_at(&uri(&file), 1);
+    assert_eq!(published_findings(&published), expected, "{published}");
+
+    let comment = "# moved down by a line\n";
+    change(&mut client, &file, 2, [(1, 0), (1, 0)], comment);
+    let published = client.diagnostics_at(&uri(&file), 2);
+    let saved = tempfile::tempdir().unwrap();
+    repository_context_fixture(saved.path(), comment);
+    let cli = crate::common::olmlint(Some(saved.path()), ["lint", "-f", "json", "catalogs/v4.18"]);
+    let expected = cli_findings(&cli, "catalogs/v4.18/app/catalog.yaml");
+    assert_eq!(expected.len(), 1, "{expected:#?}");
+    assert_eq!(published_findings(&published), expected, "{published}");
+    assert_eq!(client.exit(true), 0);
+}
+
 #[test]
 fn hostile_buffers_meet_the_limits_of_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
