@@ -71,7 +71,9 @@ pub fn check(ctx: &Ctx<'_>, out: &mut Vec<Diagnostic>) {
             }
             match schema {
                 "olm.bundle" => {
-                    if !ctx.index.bundle.contains_key(&(pkg, name)) {
+                    // A template's bundle that is an image reference no rendered catalog
+                    // resolves has no name here: the entry may well name it.
+                    if ctx.bundles_known(pkg) && !ctx.index.bundle.contains_key(&(pkg, name)) {
                         out.push(d(format!("cannot deprecate bundle {name:?} for package {pkg:?}: bundle not found")).at(file, at(e.name)).pointer(format!("{p}/reference/name")).help("Name an existing bundle of the package."));
                     }
                 }
