@@ -75,6 +75,45 @@ fn the_git_top_level_a_marker_file_and_a_version_directory_decide_before_it() {
     assert!(err.contains("3 file(s)"), "{err}");
 }
 
+/// Per-image catalogs of a Konflux repository (rhobs/konflux-coo-fbc): each Dockerfile copies
+/// one directory of `catalog/` into its image. A changed file named without a directory (the
+/// pre-commit hooks) is judged in its image's catalog, as `olmlint lint .` judges it, not with
+/// the other releases' copies of the same bundles (75 false OLM104/OLM106 errors before); a
+/// Konflux `Release` object beside them is no catalog's and is not linted.
+#[test]
+fn a_changed_file_of_a_per_image_catalog_is_judged_in_that_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    for v in ["4.21", "4.22"] {
+        common::write_files(
+            repo,
+            &[
+                (
+                    &format!("catalog/coo-product-v{v}/catalog.yaml"),
+                    &format!("---\n{PACKAGE}---\n{CHANNEL}---\n{BUNDLE}"),
+                ),
+                (
+                    &format!("Dockerfile-{v}.catalog"),
+                    &format!("FROM registry.redhat.io/openshift4/ose-operator-registry-rhel9:v{v}\nCOPY catalog/coo-product-v{v} /configs/foo\nLABEL operators.operatorframework.io.index.configs.v1=/configs\n"),
+                ),
+            ],
+        );
+    }
+    common::write_files(
+        repo,
+        &[(
+            "releases/v4.22/release.yaml",
+            "apiVersion: appstudio.redhat.com/v1alpha1\nkind: Release\nmetadata:\n  name: r\n",
+        )],
+    );
+    let (d, err) = only_files(repo, &["catalog/coo-product-v4.22/catalog.yaml"]);
+    assert!(d.is_empty(), "{d:#?}\n{err}");
+    assert!(err.contains("1 package(s), 1 bundle(s)"), "{err}");
+    let (d, err) = only_files(repo, &["releases/v4.22/release.yaml"]);
+    assert!(d.is_empty(), "{d:#?}\n{err}");
+}
+
 /// `operators/<name>/` of the community-operators layout.
 fn operator_dir(root: &Path) -> std::path::PathBuf {
     let op = root.join("operators/example");

@@ -532,24 +532,26 @@ pub fn version_catalogs(dir: &Path) -> Option<Vec<PathBuf>> {
     Some(found.into_iter().map(|(_, p)| p).collect())
 }
 
-/// The catalog a file belongs to when no directory was given, by the first rule that applies
+/// The catalog a changed file's surroundings mark (for `--only-files` without a directory;
+/// [`crate::discover::changed`] weighs it against discovery), by the first rule that applies
 /// (docs/src/changed-since.md, the book's "Linting only what a change touches"):
 /// 1. the registry+v1 bundle directory holding it (`metadata/annotations.yaml`), or the
 ///    operator directory holding that (`ci.yaml` beside its version directories): a bundle
 ///    is judged with its operator's other versions and channels;
-/// 2. the nearest enclosing `vMAJOR.MINOR` directory (a per-OpenShift-version catalog);
+/// 2. when `by_version_name`, the nearest enclosing `vMAJOR.MINOR` directory (a
+///    per-OpenShift-version catalog, known by its name alone);
 /// 3. the nearest enclosing directory holding `.olmlint.yaml`, `.olmlint.yml` or
 ///    `.indexignore`;
 /// 4. the nearest enclosing operator directory (`ci.yaml` next to bundle directories);
-/// 5. the operator directory a deleted file was in, when the whole operator is gone;
-/// 6. the top level of the git work tree holding it;
-/// 7. the directory olmlint runs in, when it holds the file; else the file's directory.
-pub fn catalog_root(file: &Path) -> std::path::PathBuf {
+/// 5. the operator directory a deleted file was in, when the whole operator is gone.
+///
+/// None of them looks above the git work tree.
+pub fn marked_root(file: &Path, by_version_name: bool) -> Option<std::path::PathBuf> {
     let abs = crate::io::absolute(file);
     let dir = abs.parent().unwrap_or(Path::new(".")).to_path_buf();
     if let Some(b) = abs.ancestors().skip(1).take(3).find(|a| is_bundle_dir(a)) {
         let operator = b.ancestors().skip(1).take(2).find(|d| is_operator_dir(d));
-        return operator.unwrap_or(b).to_path_buf();
+        return Some(operator.unwrap_or(b).to_path_buf());
     }
     let is_version = |d: &Path| {
         d.file_name()
@@ -560,8 +562,12 @@ pub fn catalog_root(file: &Path) -> std::path::PathBuf {
     // Not above the work tree: a checkout's parent directories are not the user's.
     let top = crate::io::work_tree_top(&dir);
     let within = |d: &&Path| top.is_none_or(|t| d.starts_with(t));
-    if let Some(v) = dir.ancestors().take_while(within).find(|d| is_version(d)) {
-        return v.to_path_buf();
+    if let Some(v) = dir
+        .ancestors()
+        .take_while(within)
+        .find(|d| by_version_name && is_version(d))
+    {
+        return Some(v.to_path_buf());
     }
     let marked = dir.ancestors().take_while(within).find(|d| {
         super::names::CONFIG_FILES
@@ -570,29 +576,37 @@ pub fn catalog_root(file: &Path) -> std::path::PathBuf {
             .any(|n| d.join(n).is_file())
     });
     if let Some(m) = marked {
-        return m.to_path_buf();
+        return Some(m.to_path_buf());
     }
     if let Some(op) = dir
         .ancestors()
         .take_while(within)
         .find(|d| is_operator_dir(d))
     {
-        return op.to_path_buf();
+        return Some(op.to_path_buf());
     }
     // An operator deleted whole (`operators/<name>/` is gone): its directory, which is no
     // catalog any more, never the repository.
-    if let Some(gone) = dir.ancestors().take_while(within).find(|d| {
-        !d.exists()
-            && d.parent().is_some_and(|p| {
-                p.file_name().is_some_and(|n| n == "operators") && holds_operator_dirs(p)
-            })
-    }) {
-        return gone.to_path_buf();
-    }
-    if let Some(t) = top {
+    dir.ancestors()
+        .take_while(within)
+        .find(|d| {
+            !d.exists()
+                && d.parent().is_some_and(|p| {
+                    p.file_name().is_some_and(|n| n == "operators") && holds_operator_dirs(p)
+                })
+        })
+        .map(Path::to_path_buf)
+}
+
+/// The catalog of a changed file that nothing marks where discovery finds no catalog: the
+/// work tree's top level, else the directory olmlint runs in when it holds the file, else the
+/// file's directory.
+pub fn enclosing_root(file: &Path) -> std::path::PathBuf {
+    let abs = crate::io::absolute(file);
+    let dir = abs.parent().unwrap_or(Path::new(".")).to_path_buf();
+    if let Some(t) = crate::io::work_tree_top(&dir) {
         return t.to_path_buf();
     }
-    // The directory olmlint runs in, when it holds the file; else the file's own.
     std::env::current_dir()
         .ok()
         .and_then(|c| std::fs::canonicalize(c).ok())

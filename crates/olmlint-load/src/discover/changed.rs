@@ -8,7 +8,19 @@
 //!   templates, or an operator repository's parts, never the whole repository as one catalog.
 //!   A changed file that no catalog of the build holds (a workflow, a script's YAML, the
 //!   repository's `config.yaml`) is not catalog content and belongs to none.
-//! - Otherwise (no directory given: the pre-commit hooks), to [`crate::walk::catalog_root`].
+//! - Otherwise (no directory given: the pre-commit hooks, a language server without a
+//!   workspace folder), the more specific of two answers: the catalog that discovery at the
+//!   top of the git work tree holding the file (or at the working directory, outside one)
+//!   finds holding it, as `olmlint lint .` there would, and the catalog the file's
+//!   surroundings mark ([`crate::walk::marked_root`]: a bundle or operator directory,
+//!   `.olmlint.yaml` or `.indexignore`; a `vMAJOR.MINOR` directory only where discovery
+//!   finds no catalog, for `releases/v4.22/` is no catalog). A repository whose Dockerfiles
+//!   copy `catalog/coo-product-v4.22` into one image and `catalog/coo-product-v4.21` into
+//!   another is two catalogs, not the work tree merged (75 false OLM104/OLM106 errors on
+//!   rhobs/konflux-coo-fbc); a file neither holds (a Konflux `Release` object, a devfile, a
+//!   kustomization) is no catalog's when discovery finds catalogs, and only where it finds
+//!   none does the work tree's top (or the working directory) decide
+//!   ([`crate::walk::enclosing_root`]).
 //!
 //! Either way, a file of an operator directory (`operators/<name>/`: `ci.yaml`, its
 //! templates, any of its bundle directories) belongs to the **whole operator**: a new bundle
@@ -43,13 +55,50 @@ pub fn roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
                     let catalogs = plans.entry(r.clone()).or_insert_with(|| planned(r));
                     holding(catalogs, &abs).map(|c| c.holding(&abs))
                 }
-                None => Some(crate::walk::catalog_root(&abs)),
+                // No directory given (the pre-commit hooks, a language server without a
+                // workspace folder): see the module's documentation.
+                None => undirected(&abs, &mut plans),
             }
         })
         .collect();
     roots.sort();
     roots.dedup();
     roots
+}
+
+/// The catalog of a changed file named without a directory: the more specific of the catalog
+/// discovery at the file's repository finds holding it and the one its surroundings mark; a
+/// marker at the repository's top (`.indexignore` there) says nothing discovery does not.
+fn undirected(file: &Path, plans: &mut HashMap<PathBuf, Vec<Catalog>>) -> Option<PathBuf> {
+    let depth = |p: &Path| p.components().count();
+    let base = discovery_base(file);
+    let built = base.as_ref().map(|base| {
+        let catalogs = plans.entry(base.clone()).or_insert_with(|| planned(base));
+        let held = holding(catalogs, file).map(|c| c.holding(file));
+        (held, !catalogs.is_empty())
+    });
+    let discovered = built.as_ref().is_some_and(|(_, any)| *any);
+    let marked = crate::walk::marked_root(file, !discovered)
+        .filter(|m| !discovered || base.as_ref().is_none_or(|b| depth(m) > depth(b)));
+    match (marked, built) {
+        (Some(m), Some((Some(b), _))) => Some(if depth(&b) >= depth(&m) { b } else { m }),
+        (Some(m), _) => Some(m),
+        (None, Some((Some(b), _))) => Some(b),
+        // The build has catalogs, and none holds the file.
+        (None, Some((None, true))) => None,
+        (None, _) => Some(crate::walk::enclosing_root(file)),
+    }
+}
+
+/// Where `olmlint lint .` would run for a changed file named without a directory: the top of
+/// the git work tree holding it (canonical), else the working directory when it holds the
+/// file; none for a file elsewhere.
+fn discovery_base(file: &Path) -> Option<PathBuf> {
+    let dir = file.parent()?;
+    let top = crate::io::work_tree_top(dir)
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok().filter(|c| file.starts_with(c)))?;
+    std::fs::canonicalize(top).ok()
 }
 
 /// A catalog discovery planned, canonical, and whether it is an operator repository's
