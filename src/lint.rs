@@ -248,8 +248,8 @@ fn change_scoped(opts: &Options) -> bool {
 }
 
 /// The catalogs a change-scoped run lints: those holding a changed or deleted file (a
-/// catalog deleted whole is not among them), an operator's whole directory for a file of it
-/// ([`load::discover::changed`]).
+/// catalog deleted whole is not among them), an operator's whole directory for a file of it,
+/// and the rendered catalogs a changed template is paired with ([`load::discover::changed`]).
 pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
     if let Some((roots, _)) = &opts.change_catalogs {
         return roots.clone();
@@ -260,8 +260,12 @@ pub fn change_roots(opts: &Options) -> Vec<PathBuf> {
         .chain(&opts.deleted)
         .cloned()
         .collect();
-    let mut roots = load::discover::changed::roots(&files, &opts.paths);
+    let (mut roots, companions) =
+        load::discover::changed::roots_and_companions(&files, &opts.paths);
     roots.retain(|r| r.exists());
+    // A changed template is judged with the rendered catalogs of its build, and the other
+    // way round, as the whole build judges them.
+    roots.extend(companions);
     roots
 }
 
@@ -1296,7 +1300,9 @@ pub fn in_changed_files(
 }
 
 /// The findings in scope of the changed files `only` (located in one, or about a bundle one
-/// defines), and every finding of the catalogs (scopes) in `whole`.
+/// defines; in a catalog holding none of them, linted for a changed one's sake, pointing into
+/// one as related information: a rendered catalog that no longer matches the changed
+/// template), and every finding of the catalogs (scopes) in `whole`.
 fn scope_to_files(
     diags: Vec<Diagnostic>,
     files: &[LoadedFile],
@@ -1325,6 +1331,19 @@ fn scope_mask(
             .is_some_and(|p| only.contains(&p))
     };
     let file_ok: Vec<bool> = (0..files.len()).map(in_only).collect();
+    // A catalog linted for a changed one's sake (a template's rendered catalog): it holds no
+    // changed file, and only what it says about one is in scope.
+    let changed_scopes: HashSet<usize> = files
+        .iter()
+        .zip(&file_ok)
+        .filter(|(_, ok)| **ok)
+        .map(|(f, _)| f.scope)
+        .collect();
+    let in_companion = |fi: usize| {
+        files
+            .get(fi)
+            .is_some_and(|f| !changed_scopes.contains(&f.scope))
+    };
     let in_whole = |d: &Diagnostic| {
         d.location
             .and_then(|l| files.get(l.file))
@@ -1343,9 +1362,14 @@ fn scope_mask(
     diags
         .iter()
         .map(|d| {
+            let in_file =
+                |l: &olmlint_base::diag::Location| file_ok.get(l.file).copied().unwrap_or(false);
             in_whole(d)
-                || d.location
-                    .is_some_and(|l| file_ok.get(l.file).copied().unwrap_or(false))
+                || d.location.as_ref().is_some_and(in_file)
+                || (d.location.is_some_and(|l| in_companion(l.file))
+                    && d.related
+                        .iter()
+                        .any(|r| r.folded.is_none() && r.location.as_ref().is_some_and(in_file)))
                 || d.bundle
                     .as_ref()
                     .is_some_and(|b| bundles.contains(&(d.package.clone(), b.clone())))

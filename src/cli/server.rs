@@ -15,7 +15,10 @@ struct Lint {
 impl Engine for Lint {
     fn lint(&self, run: &Run) -> Result<Snapshot, String> {
         let opts = crate::lint::Options {
-            paths: vec![run.root.clone()],
+            paths: std::iter::once(&run.root)
+                .chain(&run.companions)
+                .cloned()
+                .collect(),
             // The catalog is decided already (as for `--only-files`): no discovery again.
             planned: true,
             overlay: Some(run.overlay.clone()),
@@ -35,6 +38,14 @@ impl Engine for Lint {
             Ok(Err(panic)) => std::panic::resume_unwind(panic),
             Err(_) => return Err("the lint run ended without a result".to_string()),
         };
+        // The companions' own findings are theirs to publish when one of their files is open.
+        if !run.companions.is_empty() {
+            let files = &outcome.files;
+            outcome.diags.retain(|d| {
+                d.location
+                    .is_none_or(|l| files.get(l.file).is_some_and(|f| f.scope == 0))
+            });
+        }
         if super::lint::keep_only_config_mistakes(&mut outcome) == 0 {
             if let Some(path) = &self.findings_baseline {
                 super::change::apply_findings_baseline(path, &[], &mut outcome)?;

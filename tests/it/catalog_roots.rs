@@ -114,6 +114,82 @@ fn a_changed_file_of_a_per_image_catalog_is_judged_in_that_image() {
     assert!(d.is_empty(), "{d:#?}\n{err}");
 }
 
+/// A Konflux repository: `catalog/catalog-template.yaml` rendered into `catalog/foo-v4.18`,
+/// which a Dockerfile copies into the catalog image. The rendered catalog lacks the
+/// template's newest bundle (`make catalogs` not run).
+pub(crate) fn template_repository(root: &Path) {
+    let image = |c: char| format!("quay.io/x/foo-bundle@sha256:{}", c.to_string().repeat(64));
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    common::write_files(
+        root,
+        &[
+            (
+                "Dockerfile-4.18.catalog",
+                "FROM registry.redhat.io/openshift4/ose-operator-registry-rhel9:v4.18\nCOPY catalog/foo-v4.18 /configs/foo\nLABEL operators.operatorframework.io.index.configs.v1=/configs\n",
+            ),
+            (
+                "catalog/foo-v4.18/catalog.yaml",
+                &format!(
+                    "---\n{PACKAGE}---\n{CHANNEL}---\n{}",
+                    BUNDLE.replace("quay.io/x/foo:v1", &image('a'))
+                ),
+            ),
+            (
+                "catalog/catalog-template.yaml",
+                &format!(
+                    "schema: olm.template.basic\nentries:\n  - schema: olm.package\n    name: foo\n    defaultChannel: stable\n  - schema: olm.channel\n    package: foo\n    name: stable\n    entries:\n      - name: foo.v1.0.0\n      - name: foo.v1.1.0\n        replaces: foo.v1.0.0\n  - schema: olm.bundle\n    image: {}\n  - schema: olm.bundle\n    image: {}\n",
+                    image('a'),
+                    image('b')
+                ),
+            ),
+        ],
+    );
+}
+
+/// A changed template (the pre-commit hook on it, a pull request touching only it) is judged
+/// with the rendered catalogs of its build, as `olmlint lint .` judges it: its images resolve
+/// there, and the catalog rendered from it that no longer matches it is reported (OLM906,
+/// at the catalog, pointing to the template) though that catalog did not change; a changed
+/// rendered catalog is compared with the template the same way.
+#[test]
+fn a_changed_template_is_paired_with_the_catalogs_of_its_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    template_repository(repo);
+    let verdicts = |d: &[Value]| -> Vec<(String, String, u64)> {
+        let mut v: Vec<_> = d
+            .iter()
+            .map(|d| {
+                (
+                    d["rule"].as_str().unwrap().to_string(),
+                    d["file"].as_str().unwrap_or("").to_string(),
+                    d["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (whole, err) = common::lint_json(Some(repo), &["."]);
+    assert!(
+        whole.iter().any(|d| d["rule"] == "OLM906"
+            && d["file"] == "catalog/foo-v4.18/catalog.yaml"
+            && d["related"][0]["file"] == "catalog/catalog-template.yaml"),
+        "{whole:#?}\n{err}"
+    );
+    let (changed, err) = only_files(repo, &["catalog/catalog-template.yaml"]);
+    assert_eq!(verdicts(&changed), verdicts(&whole), "{err}");
+    // The rendered catalog alone changed (edited by hand): it is compared with the template
+    // all the same; the template's own findings are not the change's.
+    let (rendered, err) = only_files(repo, &["catalog/foo-v4.18/catalog.yaml"]);
+    let drift: Vec<_> = verdicts(&whole)
+        .into_iter()
+        .filter(|(_, file, _)| file == "catalog/foo-v4.18/catalog.yaml")
+        .collect();
+    assert_eq!(verdicts(&rendered), drift, "{err}");
+    assert!(!drift.is_empty());
+}
+
 /// `operators/<name>/` of the community-operators layout.
 fn operator_dir(root: &Path) -> std::path::PathBuf {
     let op = root.join("operators/example");

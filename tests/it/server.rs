@@ -676,6 +676,46 @@ fn the_repository_context_pass_publishes_what_the_command_line_reports() {
     assert_eq!(client.exit(true), 0);
 }
 
+/// In a Konflux repository (no workspace folder given), a template opened alone is checked
+/// with the rendered catalogs of its build, as `olmlint lint` pairs them: the server publishes
+/// the template's findings of the whole build's run (only the image the rendered catalog
+/// lacks is unresolved), and on the rendered catalog, which no longer matches the template,
+/// OLM906.
+#[test]
+fn a_template_is_checked_with_the_catalogs_of_its_build() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::catalog_roots::template_repository(dir.path());
+    let cli = crate::common::olmlint(Some(dir.path()), ["lint", "--no-config", "-f", "json", "."]);
+    let template = dir.path().join("catalog/catalog-template.yaml");
+    let rendered = dir.path().join("catalog/foo-v4.18/catalog.yaml");
+
+    let mut client = rpc::Client::start(dir.path());
+    initialize(&mut client, None, &[]);
+    open(&mut client, &template, 1);
+    let published = client.diagnostics_at(&uri(&template), 1);
+    assert_eq!(
+        published_findings(&published),
+        cli_findings(&cli, "catalog/catalog-template.yaml"),
+        "{published}"
+    );
+    // Paired: the one image the rendered catalog lacks is the only one unresolved.
+    let unresolved = of_rule(&published, "OLM904");
+    assert_eq!(unresolved.len(), 1, "{published}");
+    assert!(
+        unresolved[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 of 2 bundles"),
+        "{published}"
+    );
+    open(&mut client, &rendered, 1);
+    let published = client.diagnostics_at(&uri(&rendered), 1);
+    let expected = cli_findings(&cli, "catalog/foo-v4.18/catalog.yaml");
+    assert!(expected.iter().any(|f| f[0] == "OLM906"), "{expected:#?}");
+    assert_eq!(published_findings(&published), expected, "{published}");
+    assert_eq!(client.exit(true), 0);
+}
+
 #[test]
 fn hostile_buffers_meet_the_limits_of_the_command_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -45,6 +45,10 @@ use std::sync::Arc;
 pub struct Run {
     /// The catalog (canonical): a directory, or a template planned on its own.
     pub root: PathBuf,
+    /// Linted with it, for its sake only (their own findings are not published): the
+    /// rendered catalogs a template is paired with, as `olmlint lint` pairs them in the
+    /// whole build ([`olmlint_load::discover::changed::companions`]).
+    pub companions: Vec<PathBuf>,
     /// The open buffers, read in place of the files at their paths.
     pub overlay: Arc<Overlay>,
     /// Set when a newer edit makes this run's result useless: stop early.

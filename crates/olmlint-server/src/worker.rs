@@ -163,6 +163,7 @@ pub fn spawn(
         engine,
         folders,
         root_of: HashMap::new(),
+        companions: HashMap::new(),
         published: HashMap::new(),
         caches: HashMap::new(),
         refused: HashMap::new(),
@@ -185,6 +186,8 @@ struct Worker {
     folders: Vec<PathBuf>,
     /// The catalog each changed file belongs to (`None`: no catalog), decided once per file.
     root_of: HashMap<PathBuf, Option<PathBuf>>,
+    /// The catalogs linted with each root for its sake ([`Run::companions`]).
+    companions: HashMap<PathBuf, Vec<PathBuf>>,
     /// Per catalog, what was last published for each file.
     published: HashMap<PathBuf, BTreeMap<String, Published>>,
     /// Per catalog, the parses of its files the last run read (reused when unchanged).
@@ -385,8 +388,19 @@ impl Worker {
         let cancel = Arc::new(AtomicBool::new(false));
         *self.shared.running() = Some((root.clone(), Arc::clone(&cancel)));
         let quick = self.schedule.start(&root);
+        let companions = self
+            .companions
+            .entry(root.clone())
+            .or_insert_with(|| {
+                olmlint_load::discover::changed::companions(
+                    std::slice::from_ref(&root),
+                    &self.folders,
+                )
+            })
+            .clone();
         let run = Run {
             root: root.clone(),
+            companions,
             overlay,
             cancel: Arc::clone(&cancel),
             quick,

@@ -34,36 +34,115 @@ use std::path::{Path, PathBuf};
 /// The catalogs (directories, or a template file planned on its own) holding `files`, given
 /// the directories named on the command line (`given`; files there are ignored).
 pub fn roots(files: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
-    let given: Vec<PathBuf> = given
-        .iter()
-        .filter(|p| p.is_dir())
-        .filter_map(|p| std::fs::canonicalize(p).ok())
-        .collect();
-    // Discovery runs once per given directory, and only for one that holds a changed file.
-    let mut plans: HashMap<PathBuf, Vec<Catalog>> = HashMap::new();
-    let mut roots: Vec<PathBuf> = files
-        .iter()
-        .filter(|f| !crate::io::leaves_repository(f))
-        .filter_map(|f| {
-            let abs = crate::io::absolute(f);
-            let under = given
+    Plans::new(given).roots(files)
+}
+
+/// [`roots`], and the catalogs linted beside them for their sake ([`companions`]), with
+/// discovery run once per directory for both.
+pub fn roots_and_companions(files: &[PathBuf], given: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut plans = Plans::new(given);
+    let roots = plans.roots(files);
+    let companions = plans.companions(&roots);
+    (roots, companions)
+}
+
+/// The catalogs a change-scoped run lints beside `roots` (from [`roots`] for the same
+/// `given` directories) so that each is judged as `olmlint lint` judges it in the whole
+/// build, where a catalog template planned on its own is paired with the rendered catalogs
+/// of its build: a changed template is linted with those catalogs (their images resolve its
+/// bundles; the one rendered from it is compared with what it renders, OLM906), and a
+/// changed rendered catalog with the templates and the other rendered catalogs of its build
+/// (the same comparison, from the other side, with the same pairing). Elsewhere (no template
+/// in the build) none.
+pub fn companions(roots: &[PathBuf], given: &[PathBuf]) -> Vec<PathBuf> {
+    Plans::new(given).companions(roots)
+}
+
+/// Discovery's plans, by the directory it ran in (once each), for the `given` directories
+/// (canonical) or a changed file's repository.
+struct Plans {
+    given: Vec<PathBuf>,
+    by_base: HashMap<PathBuf, Vec<Catalog>>,
+}
+
+impl Plans {
+    fn new(given: &[PathBuf]) -> Self {
+        Plans {
+            given: given
                 .iter()
-                .filter(|r| abs.starts_with(r))
-                .max_by_key(|r| r.components().count());
-            match under {
-                Some(r) => {
-                    let catalogs = plans.entry(r.clone()).or_insert_with(|| planned(r));
-                    holding(catalogs, &abs).map(|c| c.holding(&abs))
+                .filter(|p| p.is_dir())
+                .filter_map(|p| std::fs::canonicalize(p).ok())
+                .collect(),
+            by_base: HashMap::new(),
+        }
+    }
+
+    /// The deepest given directory holding `abs`.
+    fn given_holding(&self, abs: &Path) -> Option<PathBuf> {
+        self.given
+            .iter()
+            .filter(|r| abs.starts_with(r))
+            .max_by_key(|r| r.components().count())
+            .cloned()
+    }
+
+    fn plan(&mut self, base: &Path) -> &[Catalog] {
+        self.by_base
+            .entry(base.to_path_buf())
+            .or_insert_with(|| planned(base))
+    }
+
+    fn roots(&mut self, files: &[PathBuf]) -> Vec<PathBuf> {
+        let mut roots: Vec<PathBuf> = files
+            .iter()
+            .filter(|f| !crate::io::leaves_repository(f))
+            .filter_map(|f| {
+                let abs = crate::io::absolute(f);
+                match self.given_holding(&abs) {
+                    Some(r) => holding(self.plan(&r), &abs).map(|c| c.holding(&abs)),
+                    // No directory given (the pre-commit hooks, a language server without a
+                    // workspace folder): see the module's documentation.
+                    None => undirected(&abs, &mut self.by_base),
                 }
-                // No directory given (the pre-commit hooks, a language server without a
-                // workspace folder): see the module's documentation.
-                None => undirected(&abs, &mut plans),
-            }
-        })
-        .collect();
-    roots.sort();
-    roots.dedup();
-    roots
+            })
+            .collect();
+        roots.sort();
+        roots.dedup();
+        roots
+    }
+
+    fn companions(&mut self, roots: &[PathBuf]) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for root in roots {
+            let abs = crate::io::absolute(root);
+            let Some(base) = self.given_holding(&abs).or_else(|| discovery_base(&abs)) else {
+                continue;
+            };
+            let canonical = std::fs::canonicalize(&abs).unwrap_or(abs);
+            let catalogs = self.plan(&base);
+            let Some(this) = catalogs.iter().find(|c| c.path == canonical) else {
+                continue;
+            };
+            // A template is paired with the rendered catalogs; a rendered catalog is compared
+            // with its template as the whole build pairs them, which takes every rendered
+            // catalog too (a template rendered into one catalog per release is compared
+            // with none of them; into a single one, with it).
+            let templates = catalogs.iter().any(|c| c.template);
+            let partner = |c: &Catalog| {
+                (this.template && c.rendered)
+                    || (this.rendered && templates && (c.template || c.rendered))
+            };
+            out.extend(
+                catalogs
+                    .iter()
+                    .filter(|c| partner(c) && !roots.contains(&c.path))
+                    .map(|c| c.path.clone()),
+            );
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
 }
 
 /// The catalog of a changed file named without a directory: the more specific of the catalog
@@ -106,6 +185,10 @@ fn discovery_base(file: &Path) -> Option<PathBuf> {
 struct Catalog {
     path: PathBuf,
     of_operators: bool,
+    /// A rendered (file-based) catalog a template of the same build may be paired with.
+    rendered: bool,
+    /// A catalog template planned on its own.
+    template: bool,
 }
 
 impl Catalog {
@@ -132,7 +215,17 @@ fn planned(dir: &Path) -> Vec<Catalog> {
         .map(|c| {
             let path = std::fs::canonicalize(&c.path).unwrap_or(c.path);
             let of_operators = crate::walk::holds_operator_dirs(&path);
-            Catalog { path, of_operators }
+            let rendered = matches!(
+                c.why,
+                super::Why::Image(_) | super::Why::Release | super::Why::Version
+            );
+            let template = c.why == super::Why::Template;
+            Catalog {
+                path,
+                of_operators,
+                rendered,
+                template,
+            }
         })
         .collect()
 }
