@@ -680,17 +680,13 @@ fn fake_release(root: &Path, version: &str, targets: &[&str], forged: Option<&st
         std::fs::create_dir_all(&dir).unwrap();
         let mut sums = String::new();
         for (i, target) in targets.iter().enumerate() {
-            let out = Command::new("bash")
-                .arg(root_path("scripts/package-release.sh"))
-                .args([target, env!("CARGO_BIN_EXE_olmlint")])
-                .arg(&dir)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            let packaged = packaged(target);
+            for name in [
+                format!("olmlint-{target}.tar.gz"),
+                format!("olmlint-{target}.tar.gz.sha256"),
+            ] {
+                std::fs::copy(packaged.join(&name), dir.join(&name)).unwrap();
+            }
             let line = std::fs::read_to_string(dir.join(format!("olmlint-{target}.tar.gz.sha256")))
                 .unwrap();
             match (i, forged) {
@@ -702,6 +698,42 @@ fn fake_release(root: &Path, version: &str, targets: &[&str], forged: Option<&st
         }
         std::fs::write(dir.join("sha256sums.txt"), sums).unwrap();
     }
+}
+
+/// The release archive of the binary under test for `target`, made by
+/// `scripts/package-release.sh` once per test run (compressing the binary took about a
+/// second, four times for each test that served a release): the directory holding it.
+fn packaged(target: &str) -> PathBuf {
+    static DIRS: std::sync::OnceLock<(tempfile::TempDir, std::sync::Mutex<()>)> =
+        std::sync::OnceLock::new();
+    let (tmp, lock) = DIRS.get_or_init(|| {
+        let tmp = tempfile::Builder::new()
+            .prefix("packaged")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        (tmp, std::sync::Mutex::new(()))
+    });
+    let _one_at_a_time = lock
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let dir = tmp.path().join(target);
+    if !dir
+        .join(format!("olmlint-{target}.tar.gz.sha256"))
+        .is_file()
+    {
+        let out = Command::new("bash")
+            .arg(root_path("scripts/package-release.sh"))
+            .args([target, env!("CARGO_BIN_EXE_olmlint")])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    dir
 }
 
 fn root_path(p: &str) -> PathBuf {

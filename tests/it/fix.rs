@@ -237,7 +237,9 @@ fn killed_mid_write_never_corrupts() {
     let path = dir.path().join("catalog.yaml");
     // The reference result of an uninterrupted run.
     std::fs::write(&path, &before).unwrap();
+    let started = std::time::Instant::now();
     let out = olmlint(dir.path(), &["--fix", "-q"]);
+    let took = started.elapsed();
     assert!(out.status.code().is_some());
     let after = std::fs::read_to_string(&path).unwrap();
     assert_ne!(after, before);
@@ -251,8 +253,9 @@ fn killed_mid_write_never_corrupts() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        // Spread the kills over the run (parse, checks, write, second pass).
-        std::thread::sleep(std::time::Duration::from_millis((round * 37) % 400));
+        // Spread the kills over the run (parse, checks, write, second pass): over how long
+        // the uninterrupted run took, and a little after, in a scrambled order.
+        std::thread::sleep(took.mul_f64(((round * 17) % 40) as f64 / 36.0));
         let _ = child.kill();
         let _ = child.wait();
         let got = std::fs::read_to_string(&path).unwrap();
@@ -264,5 +267,8 @@ fn killed_mid_write_never_corrupts() {
         }
     }
     // Leftover temporary files are allowed after a kill, but never in place of the catalog.
-    println!("untouched {} / fixed {}", seen[0], seen[1]);
+    println!(
+        "untouched {} / fixed {} (an uninterrupted run: {took:?})",
+        seen[0], seen[1]
+    );
 }
