@@ -44,7 +44,9 @@ re-submission).
 Options: --main REF (default: the main branch), --timeout SECONDS per run (default 600),
 --max-scan K (read at most K pull requests while selecting; default 6000), --path P (repeatable:
 paths passed after `--`, e.g. `.`, the Action's default `paths` input), --prs 10921,10900 (replay
-exactly these), --resume (keep the results already in OUT_DIR for the same binary, head and base),
+exactly these), --any-file (choose pull requests by any changed file: an operator team's own
+catalog repository, where catalogs live outside operators/ and catalogs/), --resume (keep the
+results already in OUT_DIR for the same binary, head and base),
 --summary-only (rebuild the summary from OUT_DIR without running anything), --quiet (no
 progress lines). Python 3.8+, standard library only; git 2.25+ (2.44+ for a partial clone: older
 gits fetch its missing blobs one at a time).
@@ -198,8 +200,9 @@ def changed_files(git, base, head):
     return files
 
 
-def describe(git, n, head, main, merged, main_commits, ancestors):
-    """One pull request: state, base, relevant changed files, or why it is left out."""
+def describe(git, n, head, main, merged, main_commits, ancestors, any_file=False):
+    """One pull request: state, base, relevant changed files (every file with `any_file`), or
+    why it is left out."""
     pr = {"number": n, "head": head}
     if n in merged:
         how, commit, parent, date = merged[n]
@@ -224,7 +227,7 @@ def describe(git, n, head, main, merged, main_commits, ancestors):
     if not base:
         return dict(pr, skip="no merge-base with main")
     pr["base"] = base
-    files = [f for f in changed_files(git, base, head) if relevant(f[1])]
+    files = [f for f in changed_files(git, base, head) if any_file or relevant(f[1])]
     if not files:
         return dict(pr, skip="touches no operators/, catalogs/, config.yaml or ci.yaml")
     pr["files"] = [{"status": s, "path": p} for s, p, _, _ in files]
@@ -271,7 +274,7 @@ def select(git, args, main, quiet):
             break
         if not only and (k >= args.max_scan or all(got[s] >= w for s, w in want.items())):
             break
-        pr = describe(git, n, heads[n], main, merged, main_commits, ancestors)
+        pr = describe(git, n, heads[n], main, merged, main_commits, ancestors, args.any_file)
         scanned.append(pr)
         if len(scanned) % 100 == 0:
             log(quiet, f"selecting: read {len(scanned)} pull requests, chose {dict(got)}")
@@ -680,6 +683,9 @@ def parse_args(argv):
     ap.add_argument("--max-scan", type=int, default=6000,
                     help="read at most this many pull requests while selecting (default 6000)")
     ap.add_argument("--path", action="append", help="a path passed after `--` (repeatable)")
+    ap.add_argument("--any-file", action="store_true",
+                    help="choose pull requests by any changed file, not only operators/, catalogs/, "
+                         "config.yaml and ci.yaml (an operator team's own catalog repository)")
     ap.add_argument("--prs", type=lambda s: [int(x) for x in s.split(",") if x],
                     help="replay exactly these pull requests (comma-separated numbers)")
     ap.add_argument("--resume", action="store_true",
