@@ -17,6 +17,7 @@
 //! - the snapshot is streamed blob by blob, sizes read first (`ls-tree -l`): a blob over
 //!   `limits.max-file-size` is not read, and a snapshot is bounded in total.
 
+use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -452,35 +453,44 @@ impl Since {
     /// package's file. (A hard link would change the work tree files' ctime, and every later
     /// `git diff` would read them again.) Returns the others, to be read from git.
     fn copy_unchanged(&self, wanted: Vec<(Blob, PathBuf)>, base: &Path) -> Vec<(Blob, PathBuf)> {
+        use rayon::prelude::*;
         let Some(differ) = self.differ.get() else {
             return wanted;
         };
-        wanted
-            .into_iter()
-            .filter(|(blob, rel)| {
+        // Whether each directory is where it seems (no link on its path), asked once per
+        // directory, not once per file (a real path costs a `stat` per component).
+        let mut real_dirs: HashMap<PathBuf, bool> = HashMap::new();
+        let mut real_dir = |dir: &Path| {
+            *real_dirs
+                .entry(dir.to_path_buf())
+                .or_insert_with(|| std::fs::canonicalize(dir).is_ok_and(|real| real == dir))
+        };
+        let (placeable, from_git): (Vec<_>, Vec<_>) =
+            wanted.into_iter().partition(|(blob, rel)| {
                 if differ.contains(&blob.name) {
-                    return true;
+                    return false;
                 }
                 let src = self.repo.top.join(rel);
                 // Never through a link: the file's real path is where git has it.
-                let same = std::fs::symlink_metadata(&src)
+                std::fs::symlink_metadata(&src)
                     .is_ok_and(|m| m.file_type().is_file() && m.len() == blob.size)
-                    && std::fs::canonicalize(&src).is_ok_and(|real| real == src);
-                if !same {
-                    return true;
-                }
-                let target = base.join(rel);
-                let copied = target
-                    .parent()
-                    .is_some_and(|d| std::fs::create_dir_all(d).is_ok())
-                    && copy_new(&src, &target).is_ok_and(|n| n == blob.size);
-                if !copied {
-                    // Read from git instead, into a fresh file.
-                    let _ = std::fs::remove_file(&target);
-                }
-                !copied
-            })
-            .collect()
+                    && src.parent().is_some_and(&mut real_dir)
+            });
+        let mut dirs: Vec<PathBuf> = placeable
+            .iter()
+            .filter_map(|(_, rel)| base.join(rel).parent().map(Path::to_path_buf))
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        for d in &dirs {
+            let _ = std::fs::create_dir_all(d);
+        }
+        // Side by side: on an operator of 1 000 files this was most of the snapshot's time.
+        let unplaced: Vec<(Blob, PathBuf)> = placeable
+            .into_par_iter()
+            .filter(|(blob, rel)| !place(&self.repo.top.join(rel), &base.join(rel), blob.size))
+            .collect();
+        from_git.into_iter().chain(unplaced).collect()
     }
 
     /// The regular files of the tree at `rel` (relative to the top level) at REF, with
@@ -573,6 +583,25 @@ fn read_record(out: &mut dyn BufRead, end: u8) -> Result<Option<Vec<u8>>, String
 /// Writes the blobs `git cat-file --batch` streams (`<object> blob <size>\n<bytes>\n` each,
 /// in the order asked) under `base`, each copied straight to its file.
 /// Copies `src` to a new file `target` (never over a file, never through a link).
+/// The work tree's unchanged file `src` (a regular file of `size` bytes) at `target` in a
+/// snapshot: a hard link where the file system allows one (no data copied; the snapshot is
+/// only read, then removed), else a copy into a new file. False when neither worked (the
+/// file is then read from git into a fresh file).
+fn place(src: &Path, target: &Path, size: u64) -> bool {
+    if std::fs::hard_link(src, target).is_ok() {
+        if std::fs::symlink_metadata(target).is_ok_and(|m| m.len() == size) {
+            return true;
+        }
+        let _ = std::fs::remove_file(target);
+        return false;
+    }
+    let copied = copy_new(src, target).is_ok_and(|n| n == size);
+    if !copied {
+        let _ = std::fs::remove_file(target);
+    }
+    copied
+}
+
 fn copy_new(src: &Path, target: &Path) -> std::io::Result<u64> {
     let mut from = std::fs::File::open(src)?;
     let mut to = std::fs::OpenOptions::new()
