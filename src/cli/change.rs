@@ -365,6 +365,22 @@ pub(super) fn preexisting(
         keys.iter()
             .map(|k| k.scope)
             .collect::<Option<std::collections::HashSet<usize>>>();
+    // A finding in a file REF does not have (added by the change) is new whatever REF held
+    // (the file is part of its fingerprint): a catalog whose findings are all in such files
+    // is not read at REF (a pull request adding a bundle with a warning in it).
+    let with_findings = with_findings.map(|_| {
+        outcome
+            .diags
+            .iter()
+            .filter_map(|d| {
+                let f = outcome.files.get(d.location?.file)?;
+                let added = at_refs.since.as_ref().is_some_and(|s| {
+                    std::fs::canonicalize(&f.source.path).is_ok_and(|p| s.added(&p))
+                });
+                (!added).then_some(f.scope)
+            })
+            .collect::<std::collections::HashSet<usize>>()
+    });
     let wanted: Vec<PathBuf> = outcome
         .roots
         .iter()

@@ -705,6 +705,90 @@ fn dependencies_on_operators_of_the_same_repository_are_resolved_there() {
     );
 }
 
+/// `--only-new` lints a catalog as it was at the base only to drop the findings that were
+/// there: findings all in files the base does not have (a new bundle's) are new whatever it
+/// held, and the catalog is linted once; a finding in a file the base has needs the base.
+#[test]
+fn a_catalog_whose_findings_are_all_in_added_files_is_not_linted_at_the_base() {
+    let mut files = vec![(
+        "operators/app/ci.yaml".to_string(),
+        "updateGraph: replaces-mode\nreviewers:\n  - alice\n".to_string(),
+    )];
+    files.extend(bundle("app", "1.0.0", "app.v1.0.0", None));
+    let tmp = repository(Some(COMMUNITY_CONFIG), &files);
+    let dir = tmp.path();
+    let mut new = bundle("app", "1.1.0", "app.v1.1.0", Some("app.v1.0.0"));
+    new.push((
+        "operators/app/1.1.0/metadata/dependencies.yaml".to_string(),
+        "dependencies:\n  - type: olm.package\n    value:\n      packageName: elsewhere\n      version: '>=1.0.0'\n".to_string(),
+    ));
+    write(dir, &new);
+    // How many catalogs the run checked (the timing lines say so, one per lint pass).
+    let run = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_olmlint"))
+            .args([
+                "lint",
+                "--no-config",
+                "-f",
+                "json",
+                "--changed-since",
+                "HEAD",
+                "--only-new",
+                ".",
+            ])
+            .current_dir(dir)
+            .env("OLMLINT_TIMINGS", "1")
+            .output()
+            .unwrap();
+        let passes = String::from_utf8_lossy(&out.stderr)
+            .matches("catalogs checked")
+            .count();
+        let found: Vec<String> = diagnostics(&out)
+            .iter()
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["rule"].as_str().unwrap(),
+                    d["file"].as_str().unwrap_or("")
+                )
+            })
+            .collect();
+        (passes, found)
+    };
+    let (passes, found) = run();
+    assert_eq!(
+        found,
+        ["OLM507 operators/app/1.1.0/metadata/dependencies.yaml"],
+        "{found:#?}"
+    );
+    assert_eq!(passes, 1, "the base was linted");
+    // The same dependency in the released bundle (a file the base has): the base is needed.
+    write(
+        dir,
+        &[(
+            "operators/app/1.0.0/metadata/dependencies.yaml".to_string(),
+            "dependencies:\n  - type: olm.package\n    value:\n      packageName: elsewhere\n      version: '>=1.0.0'\n".to_string(),
+        )],
+    );
+    git(
+        dir,
+        &["add", "operators/app/1.0.0/metadata/dependencies.yaml"],
+        None,
+    );
+    git(
+        dir,
+        &["commit", "-qm", "released with the dependency"],
+        None,
+    );
+    std::fs::write(
+        dir.join("operators/app/1.0.0/metadata/dependencies.yaml"),
+        "dependencies:\n  - type: olm.package\n    value:\n      packageName: elsewhere\n      version: '>=1.0.1'\n",
+    )
+    .unwrap();
+    let (passes, found) = run();
+    assert_eq!(passes, 2, "{found:#?}");
+}
+
 /// The pre-commit hooks (`--only-files` with the changed files, no directory) get the same
 /// whole-operator judgement as the Action.
 #[test]

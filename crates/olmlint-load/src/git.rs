@@ -229,6 +229,10 @@ fn stop(child: &mut Child) {
     let _ = child.wait();
 }
 
+/// What `git diff --name-status` lists: the paths changed (added or modified), deleted, and,
+/// among the changed, added (or copied).
+type Listed = (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>);
+
 /// `--changed-since REF`: the work tree olmlint runs in and REF, verified to name a commit.
 #[derive(Debug)]
 pub struct Since {
@@ -241,6 +245,9 @@ pub struct Since {
     /// REF and the work tree. A file of REF not among them is the work tree's file as it is,
     /// which a snapshot copies instead of reading it from git.
     differ: std::sync::OnceLock<std::collections::HashSet<String>>,
+    /// Once [`Since::changes`] ran: the files (absolute, as listed) that REF does not have:
+    /// added (or copied) since, or untracked.
+    added: std::sync::OnceLock<std::collections::HashSet<PathBuf>>,
 }
 
 impl Since {
@@ -277,12 +284,19 @@ impl Since {
             commit,
             name: git_ref.to_string(),
             differ: std::sync::OnceLock::new(),
+            added: std::sync::OnceLock::new(),
         })
     }
 
     /// The top level of the work tree (canonical).
     pub fn top(&self) -> &Path {
         &self.repo.top
+    }
+
+    /// Whether `path` (absolute, under the top level) is a file REF does not have: added
+    /// since, or untracked. False before [`Since::changes`] ran, and for any other path.
+    pub fn added(&self, path: &Path) -> bool {
+        self.added.get().is_some_and(|a| a.contains(path))
     }
 
     /// What changed since REF: the files changed (committed, staged, unstaged and
@@ -305,8 +319,11 @@ impl Since {
                 .unwrap_or_else(|_| Err(Error::Failed("listing untracked files failed".into())));
             (diff, untracked)
         });
-        let (mut changed, mut deleted) = diff?;
-        changed.extend(untracked?);
+        let (mut changed, mut deleted, mut added) = diff?;
+        let untracked = untracked?;
+        added.extend(untracked.iter().cloned());
+        let _ = self.added.set(added.into_iter().collect());
+        changed.extend(untracked);
         let top = &self.repo.top;
         let differ = changed
             .iter()
@@ -330,7 +347,7 @@ impl Since {
     /// `git diff --name-status REF` against the work tree: the paths added, copied, modified
     /// or retyped, and those deleted. `--no-renames`: a file moved to another catalog changed
     /// both.
-    fn name_status(&self, what: &str) -> Result<(Vec<PathBuf>, Vec<PathBuf>), Error> {
+    fn name_status(&self, what: &str) -> Result<Listed, Error> {
         let args: Vec<&OsStr> = [
             "diff",
             "-z",
@@ -346,17 +363,21 @@ impl Since {
         .map(OsStr::new)
         .collect();
         let out = self.repo.output(what, &args)?;
-        let (mut changed, mut deleted) = (Vec::new(), Vec::new());
+        let (mut changed, mut deleted, mut added) = (Vec::new(), Vec::new(), Vec::new());
         let mut fields = out.split(|&b| b == 0).filter(|n| !n.is_empty());
         while let (Some(status), Some(name)) = (fields.next(), fields.next()) {
             let path = self.repo.top.join(name_path(name));
             match status.first() {
                 Some(b'D') => deleted.push(path),
+                Some(b'A' | b'C') => {
+                    added.push(path.clone());
+                    changed.push(path);
+                }
                 Some(_) => changed.push(path),
                 None => {}
             }
         }
-        Ok((changed, deleted))
+        Ok((changed, deleted, added))
     }
 
     /// `path` (a directory of the work tree, or a file) as it was at REF; `None` when it held
