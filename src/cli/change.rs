@@ -369,15 +369,23 @@ pub(super) fn preexisting(
     // (the file is part of its fingerprint): a catalog whose findings are all in such files
     // is not read at REF (a pull request adding a bundle with a warning in it).
     let with_findings = with_findings.map(|_| {
+        // Each file asked once (a catalog may hold thousands of findings).
+        let mut added: std::collections::HashMap<usize, bool> = std::collections::HashMap::new();
+        let mut is_added = |fi: usize, path: &std::path::Path| {
+            *added.entry(fi).or_insert_with(|| {
+                at_refs
+                    .since
+                    .as_ref()
+                    .is_some_and(|s| std::fs::canonicalize(path).is_ok_and(|p| s.added(&p)))
+            })
+        };
         outcome
             .diags
             .iter()
             .filter_map(|d| {
-                let f = outcome.files.get(d.location?.file)?;
-                let added = at_refs.since.as_ref().is_some_and(|s| {
-                    std::fs::canonicalize(&f.source.path).is_ok_and(|p| s.added(&p))
-                });
-                (!added).then_some(f.scope)
+                let fi = d.location?.file;
+                let f = outcome.files.get(fi)?;
+                (!is_added(fi, &f.source.path)).then_some(f.scope)
             })
             .collect::<std::collections::HashSet<usize>>()
     });

@@ -102,13 +102,37 @@ impl Plans {
                     Some(r) => holding(self.plan(&r), &abs).map(|c| c.holding(&abs)),
                     // No directory given (the pre-commit hooks, a language server without a
                     // workspace folder): see the module's documentation.
-                    None => undirected(&abs, &mut self.by_base),
+                    None => self.undirected(&abs),
                 }
             })
             .collect();
         roots.sort();
         roots.dedup();
         roots
+    }
+
+    /// The catalog of a changed file named without a directory: the more specific of the catalog
+    /// discovery at the file's repository finds holding it and the one its surroundings mark; a
+    /// marker at the repository's top (`.indexignore` there) says nothing discovery does not.
+    fn undirected(&mut self, file: &Path) -> Option<PathBuf> {
+        let depth = |p: &Path| p.components().count();
+        let base = discovery_base(file);
+        let built = base.as_ref().map(|base| {
+            let catalogs = self.plan(base);
+            let held = holding(catalogs, file).map(|c| c.holding(file));
+            (held, !catalogs.is_empty())
+        });
+        let discovered = built.as_ref().is_some_and(|(_, any)| *any);
+        let marked = crate::walk::marked_root(file, !discovered)
+            .filter(|m| !discovered || base.as_ref().is_none_or(|b| depth(m) > depth(b)));
+        match (marked, built) {
+            (Some(m), Some((Some(b), _))) => Some(if depth(&b) >= depth(&m) { b } else { m }),
+            (Some(m), _) => Some(m),
+            (None, Some((Some(b), _))) => Some(b),
+            // The build has catalogs, and none holds the file.
+            (None, Some((None, true))) => None,
+            (None, _) => Some(crate::walk::enclosing_root(file)),
+        }
     }
 
     fn companions(&mut self, roots: &[PathBuf]) -> Vec<PathBuf> {
@@ -142,30 +166,6 @@ impl Plans {
         out.sort();
         out.dedup();
         out
-    }
-}
-
-/// The catalog of a changed file named without a directory: the more specific of the catalog
-/// discovery at the file's repository finds holding it and the one its surroundings mark; a
-/// marker at the repository's top (`.indexignore` there) says nothing discovery does not.
-fn undirected(file: &Path, plans: &mut HashMap<PathBuf, Vec<Catalog>>) -> Option<PathBuf> {
-    let depth = |p: &Path| p.components().count();
-    let base = discovery_base(file);
-    let built = base.as_ref().map(|base| {
-        let catalogs = plans.entry(base.clone()).or_insert_with(|| planned(base));
-        let held = holding(catalogs, file).map(|c| c.holding(file));
-        (held, !catalogs.is_empty())
-    });
-    let discovered = built.as_ref().is_some_and(|(_, any)| *any);
-    let marked = crate::walk::marked_root(file, !discovered)
-        .filter(|m| !discovered || base.as_ref().is_none_or(|b| depth(m) > depth(b)));
-    match (marked, built) {
-        (Some(m), Some((Some(b), _))) => Some(if depth(&b) >= depth(&m) { b } else { m }),
-        (Some(m), _) => Some(m),
-        (None, Some((Some(b), _))) => Some(b),
-        // The build has catalogs, and none holds the file.
-        (None, Some((None, true))) => None,
-        (None, _) => Some(crate::walk::enclosing_root(file)),
     }
 }
 
